@@ -1,0 +1,70 @@
+"""Shared-memory rollout slots and the versioned weights the learner publishes to actors."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+Slots = dict[str, Tensor]
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """Sizes of one rollout slot: `unroll` steps of `num_envs` envs (one actor's batch)."""
+
+    unroll: int
+    num_envs: int
+    obs_shape: tuple[int, ...]
+    obs_dtype: torch.dtype
+    num_actions: int
+    hidden_size: int
+
+
+def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
+    """Preallocated shared tensors `[num_slots, ...]`; floats start as NaN so unwritten data shows.
+
+    `obs` and `done` hold `unroll + 1` steps: the last one bootstraps and starts the next rollout.
+    """
+    T, N, A, H = layout.unroll, layout.num_envs, layout.num_actions, layout.hidden_size
+    nan = float("nan")
+    slots = {
+        "obs": torch.zeros(num_slots, T + 1, N, *layout.obs_shape, dtype=layout.obs_dtype),
+        "done": torch.zeros(num_slots, T + 1, N, dtype=torch.bool),
+        "action": torch.zeros(num_slots, T, N, dtype=torch.int64),
+        "reward": torch.full((num_slots, T, N), nan),
+        "logits": torch.full((num_slots, T, N, A), nan),
+        "value": torch.full((num_slots, T, N), nan),
+        "h0": torch.full((num_slots, N, H), nan),
+        "c0": torch.full((num_slots, N, H), nan),
+        "version": torch.zeros(num_slots, dtype=torch.int64),
+        "num_games": torch.zeros(num_slots, dtype=torch.int64),
+        "game_return": torch.full((num_slots, T * N), nan),
+        "game_length": torch.zeros(num_slots, T * N, dtype=torch.int64),
+    }
+    for tensor in slots.values():
+        tensor.share_memory_()
+    return slots
+
+
+class SharedWeights:
+    """The newest policy weights as one flat shared vector, guarded by a lock, with a version."""
+
+    def __init__(self, model: nn.Module):
+        self.flat = nn.utils.parameters_to_vector(model.parameters()).detach().clone()
+        self.flat.share_memory_()
+        self.version = mp.get_context("spawn").Value("q", 0, lock=False)
+        self.lock = mp.get_context("spawn").Lock()
+
+    def publish(self, model: nn.Module) -> None:
+        with self.lock, torch.no_grad():
+            self.flat.copy_(nn.utils.parameters_to_vector(model.parameters()))
+            self.version.value += 1
+
+    def pull(self, model: nn.Module) -> int:
+        """Copy the newest weights into `model`; returns their version."""
+        with self.lock, torch.no_grad():
+            nn.utils.vector_to_parameters(self.flat, model.parameters())
+            return int(self.version.value)

@@ -1,0 +1,85 @@
+"""Callbacks: actor lifecycle, frame-based checkpoints and a progress bar in env frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+from lightning.pytorch.callbacks import Callback, ProgressBar
+from tqdm.auto import tqdm
+
+from atari_a3c.actors import ActorPool
+from atari_a3c.buffers import SharedWeights
+
+
+class ActorLifecycle(Callback):
+    """Publishes the (possibly restored) weights, then starts the actors; stops them at the end."""
+
+    def __init__(self, pool: ActorPool, weights: SharedWeights):
+        self.pool, self.weights = pool, weights
+
+    def on_fit_start(self, trainer, pl_module) -> None:
+        pl_module.weights = self.weights
+        self.weights.publish(pl_module.model)
+        self.pool.start()
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        self.pool.stop()
+
+    def on_exception(self, trainer, pl_module, exception) -> None:
+        self.pool.stop()
+
+
+class LastCheckpoint(Callback):
+    """Writes `<dir>/last.ckpt` every `every_frames` env frames and when training ends."""
+
+    def __init__(self, dirpath: Path, every_frames: int):
+        self.path = Path(dirpath) / "last.ckpt"
+        self.every_frames = every_frames
+        self.next_save = every_frames
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        self.next_save = (pl_module.frames // self.every_frames + 1) * self.every_frames
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if pl_module.frames >= self.next_save:
+            self.next_save += self.every_frames
+            trainer.save_checkpoint(self.path)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        trainer.save_checkpoint(self.path)
+
+
+class FrameProgressBar(ProgressBar):
+    """One bar in env frames: done / budget, frames per second, recent mean game score."""
+
+    def __init__(self):
+        super().__init__()
+        self.bar: tqdm | None = None
+        self.enabled = True
+
+    def disable(self) -> None:
+        self.enabled = False
+
+    def enable(self) -> None:
+        self.enabled = True
+
+    def on_train_start(self, trainer: L.Trainer, pl_module) -> None:
+        if self.enabled and trainer.is_global_zero:
+            self.bar = tqdm(
+                total=pl_module.cfg.frames,
+                initial=pl_module.frames,
+                unit="frame",
+                unit_scale=True,
+                dynamic_ncols=True,
+                desc="train",
+            )
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if self.bar is not None:
+            self.bar.update(pl_module.frames - self.bar.n)
+            self.bar.set_postfix(mean_return=f"{pl_module.mean_return:.1f}", refresh=False)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        if self.bar is not None:
+            self.bar.close()

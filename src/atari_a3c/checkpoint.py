@@ -1,0 +1,52 @@
+"""Reading checkpoints safely (`weights_only=True`) and checking they fit the env asked for."""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from pathlib import Path
+
+import torch
+
+KEY = "atari_a3c"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is missing, unreadable, foreign or for another env."""
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """The checkpoint dict, or CheckpointError with a one-line reason."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"checkpoint not found: {path}")
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint is not a file: {path}")
+    if path.stat().st_size == 0:
+        raise CheckpointError(f"checkpoint is empty (0 bytes): {path}")
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        reason = str(error).splitlines()[0]
+        raise CheckpointError(f"checkpoint refused by the safe loader: {path} ({reason})") from None
+    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError):
+        raise CheckpointError(f"checkpoint is truncated or not a torch file: {path}") from None
+    if not isinstance(checkpoint, dict) or KEY not in checkpoint:
+        raise CheckpointError(f"not a checkpoint of this project (no '{KEY}' entry): {path}")
+    return checkpoint
+
+
+def check_compatible(checkpoint: dict, env_id: str, obs_shape, num_actions: int) -> None:
+    """CheckpointError naming both sides when the action count or observation shape differ."""
+    meta = checkpoint[KEY]
+    trained_on = meta["env_id"]
+    if meta["num_actions"] != num_actions:
+        raise CheckpointError(
+            f"checkpoint was trained on {trained_on} ({meta['num_actions']} actions); "
+            f"{env_id} has {num_actions}"
+        )
+    if list(meta["obs_shape"]) != list(obs_shape):
+        raise CheckpointError(
+            f"checkpoint was trained on {trained_on} with observations {tuple(meta['obs_shape'])}; "
+            f"{env_id} gives {tuple(obs_shape)}"
+        )

@@ -1,0 +1,66 @@
+"""Checks of the command line before Hydra runs anything: bad groups or values exit 2 at once."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException, MissingConfigException
+from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
+
+from atari_a3c.config import ConfigError, fail
+
+PLUGIN_PACKAGES = {
+    "hydra/launcher/submitit": "hydra-submitit-launcher",
+    "hydra/sweeper/optuna": "hydra-optuna-sweeper",
+}
+
+
+def _missing_option_message(error: MissingConfigException) -> str:
+    group, _, option = str(error.missing_cfg_file).rpartition("/")
+    for prefix, package in PLUGIN_PACKAGES.items():
+        if f"{group}/{option}".startswith(prefix):
+            return f"{group}={option} needs the {package} package: pip install {package}"
+    options = [o for o in error.options or [] if not o.startswith("_")]
+    return f"{group}={option}: unknown option; choose from {', '.join(options)}"
+
+
+def _override_combinations(args: list[str], multirun: bool) -> list[list[str]]:
+    """Each job's overrides: every combination of a `-m` sweep, or the one run's."""
+    if not multirun:
+        return [args]
+    parsed = OverridesParser.create().parse_overrides(args)
+    try:
+        return [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+    except HydraException:  # a sweep a search plugin expands (ranges, intervals)
+        return [[str(o.input_line) for o in parsed if not o.is_sweep_override()]]
+
+
+def precheck(config_dir: Path, config_name: str, check: Callable[[DictConfig], None]) -> None:
+    """Compose the config for every job of this command line and run `check` on it."""
+    argv = sys.argv[1:]
+    multirun = "-m" in argv or "--multirun" in argv
+    args = [a for a in argv if not a.startswith("-")]
+    try:
+        with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
+            for overrides in _override_combinations(args, multirun):
+                check(compose(config_name, overrides=overrides))
+    except MissingConfigException as error:
+        fail(_missing_option_message(error))
+    except (HydraException, OmegaConfBaseException, ConfigError) as error:
+        fail(str(error).strip().splitlines()[0])
+
+
+def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
+    """Run a Hydra task; a bad value it finds becomes one line and exit code 2."""
+    try:
+        return task(cfg)
+    except ConfigError as error:
+        fail(str(error))
+
+

@@ -1,0 +1,85 @@
+"""Config checks that run before any process starts: one line per problem, exit code 2."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from omegaconf import DictConfig, OmegaConf
+
+from atari_a3c.envs import is_atari, known_env_ids, rom_name
+from atari_a3c.models import ENCODERS
+
+
+class ConfigError(ValueError):
+    """A config value outside its allowed range; the message names the key."""
+
+
+def fail(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _in(options: tuple) -> Callable:
+    return lambda value: value in options
+
+
+Rule = tuple[str, Callable[[object], bool], str]
+RULES: list[Rule] = [
+    ("frames", _positive_int, "a positive integer"),
+    ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("workers", _positive_int, "a positive integer"),
+    ("envs_per_worker", _positive_int, "a positive integer"),
+    ("optim.lr", lambda v: _number(v) and v > 0, "> 0"),
+    ("algo.unroll", _positive_int, "a positive integer"),
+    ("algo.batch_rollouts", _positive_int, "a positive integer"),
+    ("algo.gamma", lambda v: _number(v) and 0 < v <= 1, "in (0, 1]"),
+    ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
+    ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
+    ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
+    ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
+    ("model.hidden_size", _positive_int, "a positive integer"),
+    ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
+    ("env.frame_skip", _positive_int, "a positive integer"),
+]
+ATARI_RULES: list[Rule] = [
+    ("env.screen_size", lambda v: _positive_int(v) and v >= 36, "an integer >= 36"),
+    ("env.frame_stack", _positive_int, "a positive integer"),
+    ("env.noop_max", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("env.sticky_action_prob", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("env.max_episode_frames", _positive_int, "a positive integer"),
+]
+
+
+def _check(cfg: DictConfig, rules: list[Rule]) -> None:
+    for key, ok, allowed in rules:
+        value = OmegaConf.select(cfg, key)
+        if not ok(value):
+            raise ConfigError(f"{key} must be {allowed}, got {value!r}")
+
+
+def validate(cfg: DictConfig) -> None:
+    """Raise ConfigError naming the first bad key and its allowed range or options."""
+    _check(cfg, RULES)
+    env_id = cfg.env.id
+    if env_id not in known_env_ids():
+        close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
+    if is_atari(env_id):
+        _check(cfg, ATARI_RULES)
+        from ale_py import roms
+
+        if rom_name(env_id) not in roms.get_all_rom_ids():
+            raise ConfigError(f"env.id: no ROM for {env_id} in ale-py")

@@ -1,0 +1,118 @@
+"""Encoders, the LSTM core and the actor-critic heads behind one `ActorCritic` interface."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+State = tuple[Tensor, Tensor]
+
+
+def nature_encoder(in_channels: int) -> nn.Module:
+    """The Nature-DQN conv stack, for 84x84 inputs, ending in a 512-unit layer."""
+    return nn.Sequential(
+        nn.Conv2d(in_channels, 32, 8, stride=4),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 4, stride=2),
+        nn.ReLU(),
+        nn.Conv2d(64, 64, 3, stride=1),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.LazyLinear(512),
+        nn.ReLU(),
+    )
+
+
+def a3c_encoder(in_channels: int) -> nn.Module:
+    """The A3C port's four conv + 2x2 max-pool layers: 1x80x80 in, 1024 features out."""
+    layers: list[nn.Module] = []
+    for c_in, c_out, kernel, pad in [
+        (in_channels, 32, 5, 2),
+        (32, 32, 5, 1),
+        (32, 64, 4, 1),
+        (64, 64, 3, 1),
+    ]:
+        layers += [nn.Conv2d(c_in, c_out, kernel, padding=pad), nn.MaxPool2d(2), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Flatten())
+
+
+def mlp_encoder(in_features: int, width: int) -> nn.Module:
+    return nn.Sequential(
+        nn.Linear(in_features, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh()
+    )
+
+
+ENCODERS = ("nature", "a3c", "mlp")
+
+
+class ActorCritic(nn.Module):
+    """Encoder -> LSTMCell -> policy logits and value, unrolled over `[T, B]` with episode resets.
+
+    Image observations are uint8 `[stack, H, W]` (or `[stack, H, W, 3]` for RGB); vector
+    observations are float. `done[t]` marks that `obs[t]` starts a new episode: the LSTM state
+    is zeroed there before the step.
+    """
+
+    def __init__(
+        self, obs_shape: tuple[int, ...], num_actions: int, encoder: str, hidden_size: int
+    ):
+        super().__init__()
+        self.obs_shape = tuple(obs_shape)
+        self.is_image = encoder != "mlp"
+        if encoder == "mlp":
+            self.encoder = mlp_encoder(math.prod(obs_shape), hidden_size)
+        else:
+            channels = obs_shape[0] * (obs_shape[3] if len(obs_shape) == 4 else 1)
+            make = nature_encoder if encoder == "nature" else a3c_encoder
+            self.encoder = make(channels)
+        with torch.no_grad():
+            features = self.encoder(self._prepare(torch.zeros(1, *obs_shape))).shape[-1]
+        self.core = nn.LSTMCell(features, hidden_size)
+        self.policy = nn.Linear(hidden_size, num_actions)
+        self.value = nn.Linear(hidden_size, 1)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        for module in self.modules():
+            if isinstance(module, nn.Conv2d | nn.Linear):
+                nn.init.orthogonal_(module.weight, math.sqrt(2))
+                nn.init.zeros_(module.bias)
+        nn.init.orthogonal_(self.policy.weight, 0.01)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.core.bias_ih)
+        nn.init.zeros_(self.core.bias_hh)
+
+    @property
+    def hidden_size(self) -> int:
+        return self.core.hidden_size
+
+    def initial_state(self, batch: int) -> State:
+        zeros = torch.zeros(batch, self.hidden_size)
+        return zeros, zeros.clone()
+
+    def _prepare(self, obs: Tensor) -> Tensor:
+        """`[N, *obs_shape]` -> float input: RGB stacks folded into channels, pixels in [0, 1]."""
+        if not self.is_image:
+            return obs.flatten(1).float()
+        if obs.dim() == 5:
+            obs = obs.permute(0, 1, 4, 2, 3).flatten(1, 2)
+        return obs.float().div_(255.0)
+
+    def forward(self, obs: Tensor, done: Tensor, state: State) -> tuple[Tensor, Tensor, State]:
+        """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
+        steps, batch = done.shape
+        features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
+        keep = (~done).unsqueeze(-1).to(features.dtype)
+        h, c = state
+        outputs = []
+        for t in range(steps):
+            h, c = self.core(features[t], (h * keep[t], c * keep[t]))
+            outputs.append(h)
+        core = torch.stack(outputs)
+        return self.policy(core), self.value(core).squeeze(-1), (h, c)
+
+
+def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> ActorCritic:
+    return ActorCritic(obs_shape, num_actions, model_cfg.encoder, model_cfg.hidden_size)

@@ -1,0 +1,136 @@
+"""The learner: a LightningModule that trains the ActorCritic on rollout batches."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+import hydra
+import lightning as L
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch import Tensor
+
+from atari_a3c import returns as R
+from atari_a3c.buffers import SharedWeights
+from atari_a3c.models import build_model
+
+RECENT_GAMES = 100
+
+
+class ActorCriticLearner(L.LightningModule):
+    """A3C (n-step/GAE) or IMPALA (V-trace) updates; publishes weights to actors after each step."""
+
+    def __init__(self, cfg: dict, obs_shape: tuple[int, ...], num_actions: int):
+        super().__init__()
+        self.cfg: DictConfig = OmegaConf.create(cfg)
+        self.obs_shape, self.num_actions = tuple(obs_shape), num_actions
+        self.model = build_model(self.cfg.model, self.obs_shape, num_actions)
+        self.weights: SharedWeights | None = None
+        self.frames = 0
+        self.recent_returns: deque[float] = deque(maxlen=RECENT_GAMES)
+        algo = self.cfg.algo
+        num_envs = self.cfg.envs_per_worker * algo.batch_rollouts
+        self.frames_per_batch = algo.unroll * num_envs * self.cfg.env.frame_skip
+        self._rate_mark = (time.perf_counter(), 0)
+
+    @property
+    def mean_return(self) -> float:
+        return sum(self.recent_returns) / len(self.recent_returns) if self.recent_returns else 0.0
+
+    def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
+        state = (batch["h0"], batch["c0"])
+        logits, values, _ = self.model(batch["obs"], batch["done"], state)
+        losses, targets = self.losses(batch, logits.float(), values.float())
+        self.log_step(batch, losses, targets, values[:-1].float())
+        return losses.total
+
+    def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
+        """The algo's targets and advantages, then the shared actor-critic loss."""
+        algo = self.cfg.algo
+        discounts = algo.gamma * (~batch["done"][1:]).float()
+        bootstrap, values_t = values[-1].detach(), values[:-1]
+        logits_t, actions = logits[:-1], batch["action"]
+        if algo.name == "impala":
+            vt = R.vtrace(
+                R.action_log_probs(batch["logits"], actions),
+                R.action_log_probs(logits_t.detach(), actions),
+                batch["reward"],
+                values_t.detach(),
+                bootstrap,
+                discounts,
+                algo.gae_lambda,
+                algo.clip_rho,
+                algo.clip_pg_rho,
+            )
+            advantages, targets = vt.advantages, vt.targets
+        else:
+            advantages, targets = R.gae(
+                batch["reward"], values_t.detach(), bootstrap, discounts, algo.gae_lambda
+            )
+        losses = R.actor_critic_loss(
+            logits_t, actions, values_t, advantages, targets, algo.entropy_coef, algo.value_coef
+        )
+        return losses, targets
+
+    def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
+        self.recent_returns.extend(batch["game_return"].tolist())
+        metrics = {
+            "losses/total": losses.total,
+            "losses/policy": losses.policy,
+            "losses/value": losses.value,
+            "losses/entropy": losses.entropy,
+            "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
+            "charts/frames": float(self.frames + self.frames_per_batch),
+            "charts/mean_return_100": self.mean_return,
+        }
+        if self.weights is not None:
+            lag = self.weights.version.value - batch["version"].float().mean()
+            metrics["perf/policy_lag"] = lag
+        if len(batch["game_return"]):
+            metrics["charts/episode_return"] = batch["game_return"].mean()
+            metrics["charts/episode_length"] = batch["game_length"].float().mean()
+        self.log_dict(metrics, batch_size=batch["done"].shape[1])
+
+    def on_before_optimizer_step(self, optimizer) -> None:
+        norms = [p.grad.norm() for p in self.parameters() if p.grad is not None]
+        self.log("losses/grad_norm", torch.stack(norms).norm(), batch_size=1)
+
+    def on_train_start(self) -> None:
+        self._rate_mark = (time.perf_counter(), self.frames)
+
+    def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
+        self.frames += self.frames_per_batch
+        if self.weights is not None:
+            self.weights.publish(self.model)
+        if self.global_step % self.trainer.log_every_n_steps == 0:
+            now, frames = time.perf_counter(), self.frames
+            self.log("charts/fps", (frames - self._rate_mark[1]) / (now - self._rate_mark[0]))
+            self._rate_mark = (now, frames)
+        if self.frames >= self.cfg.frames:
+            self.trainer.should_stop = True
+
+    def configure_optimizers(self):
+        optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())
+        if not self.cfg.algo.lr_decay:
+            return optimizer
+        total_updates = max(1, self.cfg.frames // self.frames_per_batch)
+        decay = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: max(0.0, 1 - step / total_updates)
+        )
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint["atari_a3c"] = {
+            "frames": self.frames,
+            "updates": self.global_step,
+            "config": OmegaConf.to_container(self.cfg),
+            "env_id": self.cfg.env.id,
+            "num_actions": self.num_actions,
+            "obs_shape": list(self.obs_shape),
+            "recent_returns": list(self.recent_returns),
+        }
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self.frames = checkpoint["atari_a3c"]["frames"]
+        self.recent_returns.extend(checkpoint["atari_a3c"]["recent_returns"])

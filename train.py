@@ -1,0 +1,23 @@
+"""Train a recurrent actor-critic on Atari: `python train.py env=spaceinvaders optim=adam`."""
+
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from atari_a3c.cli import precheck, run_or_exit
+from atari_a3c.config import validate
+
+CONFIG_DIR = Path(__file__).parent / "conf"
+
+
+@hydra.main(version_base="1.3", config_path="conf", config_name="train")
+def main(cfg: DictConfig) -> float:
+    from atari_a3c.training import train
+
+    return run_or_exit(train, cfg)
+
+
+if __name__ == "__main__":
+    precheck(CONFIG_DIR, "train", validate)
+    main()
