@@ -42,7 +42,7 @@ class Actor:
 
     @torch.no_grad()
     def fill(self, index: int) -> None:
-        """Write one rollout of `unroll` steps into slot `index`, overlapping the last by one step."""
+        """Write `unroll` steps into slot `index`; its last obs starts the next rollout."""
         if self.weights.version.value != self.version:
             self.version = self.weights.pull(self.model)
         slot = {key: tensor[index] for key, tensor in self.slots.items()}

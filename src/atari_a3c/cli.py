@@ -62,5 +62,3 @@ def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
         return task(cfg)
     except ConfigError as error:
         fail(str(error))
-
-

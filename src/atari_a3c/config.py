@@ -9,7 +9,7 @@ from typing import NoReturn
 
 from omegaconf import DictConfig, OmegaConf
 
-from atari_a3c.envs import is_atari, known_env_ids, rom_name
+from atari_a3c.envs import is_atari, is_registered, known_env_ids, rom_name
 from atari_a3c.models import ENCODERS
 
 
@@ -73,7 +73,7 @@ def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
     _check(cfg, RULES)
     env_id = cfg.env.id
-    if env_id not in known_env_ids():
+    if not is_registered(str(env_id)):
         close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,17 @@ gym.register_envs(ale_py)
 
 def is_atari(env_id: str) -> bool:
     return env_id.startswith("ALE/")
+
+
+def is_registered(env_id: str) -> bool:
+    """Whether gymnasium can make `env_id`; `module:Name-v0` ids import their module first."""
+    module, _, name = env_id.rpartition(":")
+    if module:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return False
+    return name in gym.registry
 
 
 def known_env_ids() -> list[str]:
@@ -38,7 +50,7 @@ def observation_settings(cfg: DictConfig) -> tuple[int, int]:
 
 
 def make_env(cfg: DictConfig, render_mode: str | None = None) -> gym.Env:
-    """One gymnasium env playing the full game: for evaluation, rendering and the gymnasium backend."""
+    """One gymnasium env playing the full game: evaluation, rendering, the gymnasium backend."""
     env_cfg = cfg.env
     if not is_atari(env_cfg.id):
         return RecordEpisodeStatistics(gym.make(env_cfg.id, render_mode=render_mode))

@@ -52,13 +52,20 @@ class ActorCritic(nn.Module):
 
     Image observations are uint8 `[stack, H, W]` (or `[stack, H, W, 3]` for RGB); vector
     observations are float. `done[t]` marks that `obs[t]` starts a new episode: the LSTM state
-    is zeroed there before the step.
+    is zeroed there before the step, and at every step when `recurrent` is false (an ablation
+    that keeps the architecture but removes its memory).
     """
 
     def __init__(
-        self, obs_shape: tuple[int, ...], num_actions: int, encoder: str, hidden_size: int
+        self,
+        obs_shape: tuple[int, ...],
+        num_actions: int,
+        encoder: str,
+        hidden_size: int,
+        recurrent: bool = True,
     ):
         super().__init__()
+        self.recurrent = recurrent
         self.obs_shape = tuple(obs_shape)
         self.is_image = encoder != "mlp"
         if encoder == "mlp":
@@ -104,7 +111,7 @@ class ActorCritic(nn.Module):
         """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
         steps, batch = done.shape
         features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
-        keep = (~done).unsqueeze(-1).to(features.dtype)
+        keep = (~done & self.recurrent).unsqueeze(-1).to(features.dtype)
         h, c = state
         outputs = []
         for t in range(steps):
@@ -115,4 +122,5 @@ class ActorCritic(nn.Module):
 
 
 def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> ActorCritic:
-    return ActorCritic(obs_shape, num_actions, model_cfg.encoder, model_cfg.hidden_size)
+    recurrent = model_cfg.get("recurrent", True)
+    return ActorCritic(obs_shape, num_actions, model_cfg.encoder, model_cfg.hidden_size, recurrent)

@@ -49,7 +49,7 @@ def vtrace(
     clip_rho: float = 1.0,
     clip_pg_rho: float = 1.0,
 ) -> VTrace:
-    """V-trace off-policy targets (Espeholt et al. 2018) from log-probabilities of the taken actions."""
+    """V-trace targets (Espeholt et al. 2018) from log-probabilities of the taken actions."""
     ratios = torch.exp(target_logp - behaviour_logp)
     rhos = ratios.clamp(max=clip_rho)
     cs = lam * ratios.clamp(max=1.0)

@@ -24,10 +24,10 @@ from atari_a3c.module import ActorCriticLearner
 def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
     image = len(spec.obs_shape) >= 3
     if (cfg.model.encoder == "mlp") == image:
-        kind = "image" if image else "vector"
+        kind, fit = ("image", "nature_lstm") if image else ("vector", "mlp_lstm")
         raise ConfigError(
             f"model.encoder={cfg.model.encoder} does not take {kind} observations "
-            f"{spec.obs_shape} from {cfg.env.id}; use model={'nature_lstm' if image else 'mlp_lstm'}"
+            f"{spec.obs_shape} from {cfg.env.id}; use model={fit}"
         )
 
 
@@ -51,7 +51,9 @@ def train(cfg: DictConfig) -> float:
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
     if cfg.ckpt_path:
-        check_compatible(load_checkpoint(cfg.ckpt_path), cfg.env.id, spec.obs_shape, spec.num_actions)
+        check_compatible(
+            load_checkpoint(cfg.ckpt_path), cfg.env.id, spec.obs_shape, spec.num_actions
+        )
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     plain = OmegaConf.to_container(cfg, resolve=True)
     OmegaConf.save(plain, run_dir / "config.yaml")

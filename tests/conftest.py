@@ -1,0 +1,54 @@
+"""Shared helpers: run the real entry points in subprocesses, each in its own temp dir."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+
+
+def run_script(script: str, *overrides: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(TESTS), "WANDB_SILENT": "true"}
+    return subprocess.run(
+        [sys.executable, str(ROOT / script), *overrides],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+def train(run_dir: Path, *overrides: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`python train.py` with the run dir in `run_dir`; fails the test on a non-zero exit."""
+    result = run_script("train.py", f"hydra.run.dir={run_dir}", *overrides, timeout=timeout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, float]]:
+    """Rows of the CSV logger's metrics file, values as floats (missing ones dropped)."""
+    (path,) = run_dir.glob("csv/version_*/metrics.csv")
+    with path.open() as f:
+        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(f)]
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return tmp_path / "run"
+
+
+def compose(*overrides: str):
+    """The training config as train.py would compose it (no Hydra run dir, no logger)."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
+        return hydra_compose("train", overrides=["logger=none", *overrides])

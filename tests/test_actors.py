@@ -1,0 +1,74 @@
+"""Actor processes: real envs in real processes writing rollouts into shared memory."""
+
+import multiprocessing
+
+import psutil
+import torch
+from conftest import compose
+from omegaconf import OmegaConf
+
+from atari_a3c.actors import ActorPool
+from atari_a3c.buffers import SharedWeights, SlotLayout
+from atari_a3c.data import RolloutDataset
+from atari_a3c.envs import env_spec
+from atari_a3c.models import build_model
+
+
+def make_pool(*overrides: str) -> tuple[ActorPool, SlotLayout]:
+    cfg = compose(*overrides)
+    spec = env_spec(cfg)
+    layout = SlotLayout(
+        cfg.algo.unroll,
+        cfg.envs_per_worker,
+        spec.obs_shape,
+        spec.torch_dtype,
+        spec.num_actions,
+        cfg.model.hidden_size,
+    )
+    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    pool = ActorPool(OmegaConf.to_container(cfg), layout, SharedWeights(model), seed=0)
+    return pool, layout
+
+
+def test_atari_rollout_shapes_and_dtypes():
+    pool, layout = make_pool("env=pong", "workers=2", "envs_per_worker=2", "algo.unroll=5")
+    pool.start()
+    try:
+        batch = next(iter(RolloutDataset(pool, batch_rollouts=2)))
+    finally:
+        pool.stop()
+    assert batch["obs"].shape == (6, 4, 4, 84, 84) and batch["obs"].dtype == torch.uint8
+    assert batch["done"].shape == (6, 4) and batch["done"].dtype == torch.bool
+    assert batch["action"].shape == (5, 4) and batch["action"].dtype == torch.int64
+    assert batch["logits"].shape == (5, 4, 6)
+    assert batch["h0"].shape == (4, 512)
+    for key in ("reward", "logits", "value", "h0", "c0"):
+        assert torch.isfinite(batch[key]).all(), f"{key} has unwritten (NaN) entries"
+    assert batch["obs"][:, :, -1].float().mean() > 0, "frames should show the game"
+
+
+def test_episode_statistics_are_true_game_results():
+    pool, _ = make_pool("experiment=cartpole", "envs_per_worker=4", "algo.unroll=50")
+    pool.start()
+    try:
+        stream = iter(RolloutDataset(pool, batch_rollouts=1))
+        batches = [next(stream) for _ in range(4)]
+    finally:
+        pool.stop()
+    returns = torch.cat([b["game_return"] for b in batches])
+    lengths = torch.cat([b["game_length"] for b in batches])
+    dones = sum(int(b["done"][1:].sum()) for b in batches)
+    assert len(returns) == dones > 0, "every finished game is reported once"
+    torch.testing.assert_close(returns, lengths.float())  # CartPole pays 1 per step
+
+
+def test_stop_leaves_no_child_process():
+    pool, _ = make_pool("env=breakout", "workers=2", "envs_per_worker=2", "algo.unroll=5")
+    pool.start()
+    pids = [p.pid for p in pool.processes]
+    pool.next_full()
+    pool.stop()
+    assert not any(
+        psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie" for pid in pids
+    )
+    assert multiprocessing.active_children() == []

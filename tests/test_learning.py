@@ -1,0 +1,25 @@
+"""Learning, for real: CartPole is solved, and a memory task needs the LSTM's memory."""
+
+import pytest
+from conftest import read_metrics, train
+
+pytestmark = pytest.mark.slow
+
+MEMORY = ("env=cartpole", "env.id=memory_env:CueMemory-v0", "model=mlp_lstm", "optim.lr=1e-3")
+MEMORY += ("workers=1", "envs_per_worker=16", "algo.batch_rollouts=1", "algo.unroll=12")
+
+
+def final_mean_return(run_dir) -> float:
+    return read_metrics(run_dir)[-1]["charts/mean_return_100"]
+
+
+def test_cartpole_mean_return_reaches_195(run_dir):
+    train(run_dir, "experiment=cartpole", "logger=csv", timeout=400)
+    assert final_mean_return(run_dir) >= 195
+
+
+def test_memory_task_needs_the_recurrent_state(tmp_path):
+    train(tmp_path / "lstm", *MEMORY, "frames=100000", "logger=csv")
+    train(tmp_path / "zeroed", *MEMORY, "frames=100000", "logger=csv", "model.recurrent=false")
+    assert final_mean_return(tmp_path / "lstm") >= 0.9
+    assert final_mean_return(tmp_path / "zeroed") <= 0.4

@@ -1,0 +1,56 @@
+"""LSTM state handling: resets exactly at episode starts; stored rollout states replay exactly."""
+
+import torch
+from conftest import compose
+from omegaconf import OmegaConf
+
+from atari_a3c.actors import Actor
+from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots
+from atari_a3c.envs import env_spec
+from atari_a3c.models import ActorCritic
+
+
+def test_state_resets_exactly_where_episodes_start():
+    torch.manual_seed(0)
+    model = ActorCritic((4,), 3, "mlp", 16)
+    obs = torch.randn(6, 2, 4)
+    done = torch.zeros(6, 2, dtype=torch.bool)
+    done[3, 0] = True
+    state = (torch.randn(2, 16), torch.randn(2, 16))
+    logits, values, _ = model(obs, done, state)
+    fresh_logits, fresh_values, _ = model(obs[3:, :1], done[3:, :1], model.initial_state(1))
+    torch.testing.assert_close(values[3:, 0], fresh_values[:, 0])
+    torch.testing.assert_close(logits[3:, 0], fresh_logits[:, 0])
+    carried = model(obs[3:, 1:], done[3:, 1:], model.initial_state(1))[1]
+    assert not torch.allclose(values[3:, 1], carried[:, 0]), "env 1 must keep its state"
+
+
+def test_non_recurrent_ablation_forgets_every_step():
+    torch.manual_seed(0)
+    model = ActorCritic((4,), 3, "mlp", 16, recurrent=False)
+    obs = torch.randn(5, 1, 4)
+    _, values, _ = model(obs, torch.zeros(5, 1, dtype=torch.bool), model.initial_state(1))
+    for t in range(5):
+        single = model(obs[t : t + 1], torch.ones(1, 1, dtype=torch.bool), model.initial_state(1))
+        torch.testing.assert_close(values[t], single[1][0])
+
+
+def test_stored_rollout_state_reproduces_actor_values():
+    cfg = compose("experiment=cartpole", "envs_per_worker=3", "algo.unroll=40")
+    spec = env_spec(cfg)
+    layout = SlotLayout(40, 3, spec.obs_shape, spec.torch_dtype, spec.num_actions, 128)
+    slots = allocate_slots(2, layout)
+    torch.manual_seed(0)
+    learner_model = ActorCritic(spec.obs_shape, spec.num_actions, "mlp", 128)
+    weights = SharedWeights(learner_model)
+    actor = Actor(OmegaConf.create(OmegaConf.to_container(cfg)), layout, slots, weights, seed=1)
+    actor.fill(0)
+    actor.fill(1)  # starts mid-episode: its stored initial state is not zero
+    assert slots["done"][1, 1:].any(), "episodes should end inside the rollout"
+    assert slots["h0"][1].abs().sum() > 0
+    for index in (0, 1):
+        slot = {key: tensor[index] for key, tensor in slots.items()}
+        with torch.no_grad():
+            _, values, _ = learner_model(slot["obs"], slot["done"], (slot["h0"], slot["c0"]))
+        torch.testing.assert_close(values[:-1], slot["value"], atol=1e-5, rtol=0)
+    torch.testing.assert_close(slots["obs"][0, -1], slots["obs"][1, 0])  # overlap by one step
