@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import queue
 import signal
-from contextlib import nullcontext
 
 import torch
 import torch.multiprocessing as mp
@@ -13,18 +12,9 @@ from omegaconf import OmegaConf
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots, allocate_slots
 from atari_a3c.envs import TrainingEnvs
-from atari_a3c.hardware import bf16_supported
-from atari_a3c.models import ActorCritic, State, build_model
+from atari_a3c.models import State, build_model, inference_context
 
 POLL_SECONDS = 0.5
-
-
-def inference_context(model: ActorCritic):
-    """bf16 autocast (and channels_last) for conv policies on CPUs that do bf16 natively."""
-    if not (model.is_image and bf16_supported()):
-        return nullcontext()
-    model.to(memory_format=torch.channels_last)
-    return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 class Actor:

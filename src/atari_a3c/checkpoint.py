@@ -8,10 +8,12 @@ from pathlib import Path
 
 import torch
 
+from atari_a3c.config import ConfigError
+
 KEY = "atari_a3c"
 
 
-class CheckpointError(ValueError):
+class CheckpointError(ConfigError):
     """A checkpoint file that is missing, unreadable, foreign or for another env."""
 
 

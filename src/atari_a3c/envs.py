@@ -5,13 +5,19 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import ale_py
 import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from gymnasium.wrappers import AtariPreprocessing, FrameStackObservation, RecordEpisodeStatistics
+from gymnasium.wrappers import (
+    AtariPreprocessing,
+    FrameStackObservation,
+    RecordEpisodeStatistics,
+    RecordVideo,
+)
 from omegaconf import DictConfig
 
 gym.register_envs(ale_py)
@@ -49,11 +55,19 @@ def observation_settings(cfg: DictConfig) -> tuple[int, int]:
     return int(screen), int(stack)
 
 
-def make_env(cfg: DictConfig, render_mode: str | None = None) -> gym.Env:
-    """One gymnasium env playing the full game: evaluation, rendering, the gymnasium backend."""
+def make_env(
+    cfg: DictConfig, render_mode: str | None = None, video_dir: Path | None = None
+) -> gym.Env:
+    """One gymnasium env playing the full game: evaluation, rendering, the gymnasium backend.
+
+    With `video_dir`, every game is recorded there as mp4, one frame per agent step.
+    """
     env_cfg = cfg.env
+    if video_dir is not None:
+        render_mode = "rgb_array"
     if not is_atari(env_cfg.id):
-        return RecordEpisodeStatistics(gym.make(env_cfg.id, render_mode=render_mode))
+        env = gym.make(env_cfg.id, render_mode=render_mode)
+        return RecordEpisodeStatistics(_record(env, video_dir) if video_dir else env)
     screen, stack = observation_settings(cfg)
     env = gym.make(
         env_cfg.id,
@@ -63,7 +77,6 @@ def make_env(cfg: DictConfig, render_mode: str | None = None) -> gym.Env:
         max_num_frames_per_episode=env_cfg.max_episode_frames,
         render_mode=render_mode,
     )
-    env = RecordEpisodeStatistics(env)
     env = AtariPreprocessing(
         env,
         noop_max=env_cfg.noop_max,
@@ -71,7 +84,15 @@ def make_env(cfg: DictConfig, render_mode: str | None = None) -> gym.Env:
         screen_size=screen,
         grayscale_obs=env_cfg.grayscale,
     )
-    return FrameStackObservation(env, stack)
+    if video_dir is not None:
+        env = _record(env, video_dir, fps=60 // env_cfg.frame_skip)
+    return RecordEpisodeStatistics(FrameStackObservation(env, stack))
+
+
+def _record(env: gym.Env, video_dir: Path, fps: int | None = None) -> gym.Env:
+    return RecordVideo(
+        env, str(video_dir), episode_trigger=lambda _: True, name_prefix="game", fps=fps
+    )
 
 
 def _native_vector_env(cfg: DictConfig, num_envs: int) -> gym.vector.VectorEnv:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 import torch
 from torch import Tensor, nn
+
+from atari_a3c.hardware import bf16_supported
 
 State = tuple[Tensor, Tensor]
 
@@ -119,6 +122,14 @@ class ActorCritic(nn.Module):
             outputs.append(h)
         core = torch.stack(outputs)
         return self.policy(core), self.value(core).squeeze(-1), (h, c)
+
+
+def inference_context(model: ActorCritic):
+    """bf16 autocast (and channels_last) for conv policies on CPUs that do bf16 natively."""
+    if not (model.is_image and bf16_supported()):
+        return nullcontext()
+    model.to(memory_format=torch.channels_last)
+    return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> ActorCritic:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import hydra
@@ -19,6 +20,9 @@ from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
 from atari_a3c.hardware import resolve_precision
 from atari_a3c.module import ActorCriticLearner
+
+# Hydra's handlers already print and file Lightning's messages; its own would print each twice.
+logging.getLogger("lightning").handlers.clear()
 
 
 def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:

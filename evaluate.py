@@ -1,0 +1,28 @@
+"""Play a checkpoint: `python evaluate.py ckpt=<run dir>/checkpoints/last.ckpt render=true`."""
+
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from atari_a3c.cli import precheck, run_or_exit
+
+CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
+
+
+def check(cfg: DictConfig) -> None:
+    from atari_a3c.evaluate_task import check_request
+
+    check_request(cfg)
+
+
+@hydra.main(version_base="1.3", config_path="conf/evaluate", config_name="evaluate")
+def main(cfg: DictConfig) -> float:
+    from atari_a3c.evaluate_task import evaluate
+
+    return run_or_exit(evaluate, cfg)
+
+
+if __name__ == "__main__":
+    precheck(CONFIG_DIR, "evaluate", check)
+    main()

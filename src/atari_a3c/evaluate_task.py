@@ -1,0 +1,109 @@
+"""The evaluate task: checkpoint -> env and model rebuilt from its config -> games -> report."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint
+from atari_a3c.config import ConfigError
+from atari_a3c.envs import env_spec
+from atari_a3c.evaluation import Game, as_rows, play, policy_from_checkpoint, summarize
+from atari_a3c.video import first_video_to_gif, log_videos_to_wandb
+
+CONF_ENV = Path(__file__).resolve().parents[2] / "conf" / "env"
+RENDER = (False, True, "human")
+
+
+def env_id_for(name: str) -> str:
+    """A conf/env name (`breakout`) or a gymnasium id (`ALE/Breakout-v5`) -> the gymnasium id."""
+    path = CONF_ENV / f"{name}.yaml"
+    return str(OmegaConf.load(path).id) if path.exists() else name
+
+
+def check_request(cfg: DictConfig) -> tuple[dict, DictConfig]:
+    """Validate the command line and the checkpoint; returns the checkpoint and its env config."""
+    episodes, seed = cfg.episodes, cfg.seed
+    if not (isinstance(episodes, int) and episodes > 0):
+        raise ConfigError(f"episodes must be a positive integer, got {episodes!r}")
+    if not (isinstance(seed, int) and seed >= 0):
+        raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+    if cfg.render not in RENDER:
+        raise ConfigError(f"render must be one of false, true, human, got {cfg.render!r}")
+    if not isinstance(cfg.greedy, bool):
+        raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
+    if cfg.render == "human" and not os.environ.get("DISPLAY"):
+        raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
+    checkpoint = load_checkpoint(cfg.ckpt)
+    train_cfg = OmegaConf.create(checkpoint[KEY]["config"])
+    if cfg.env:
+        train_cfg.env.id = env_id_for(str(cfg.env))
+        from atari_a3c.config import validate
+
+        validate(train_cfg)
+        spec = env_spec(train_cfg)
+        check_compatible(checkpoint, train_cfg.env.id, spec.obs_shape, spec.num_actions)
+    return checkpoint, train_cfg
+
+
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60:02d}h {minutes % 60:02d}m {secs:02d}s"
+
+
+def print_table(summary: dict[str, float]) -> None:
+    print("\n" + "  ".join(f"{k:>11}" for k in summary))
+    print(
+        "  ".join(f"{v:>11.2f}" if isinstance(v, float) else f"{v:>11}" for v in summary.values())
+    )
+
+
+def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"env_id": meta["env_id"], "frames_trained": meta["frames"], "summary": summary}
+    report["games"] = as_rows(games)
+    (out / "results.json").write_text(json.dumps(report, indent=2))
+    with (out / "results.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(report["games"][0]))
+        writer.writeheader()
+        writer.writerows(report["games"])
+
+
+def evaluate(cfg: DictConfig) -> float:
+    """Play the games, print one line each and a summary; write results and videos if asked."""
+    checkpoint, train_cfg = check_request(cfg)
+    _, model = policy_from_checkpoint(checkpoint)
+    out = Path(cfg.output_dir) if cfg.output_dir else None
+    if cfg.render is True and out is None:
+        out = Path("outputs/evaluate") / time.strftime("%Y-%m-%d/%H-%M-%S")
+    video_dir = out / "videos" if cfg.render is True else None
+    scores: list[float] = []
+    start = time.perf_counter()
+
+    def report(i: int, game: Game) -> None:
+        scores.append(game.score)
+        print(
+            f"game {i + 1}/{cfg.episodes}  time {clock(time.perf_counter() - start)}  "
+            f"score {game.score:.1f}  length {game.length}  mean {sum(scores) / len(scores):.2f}",
+            flush=True,
+        )
+
+    render_mode = "human" if cfg.render == "human" else None
+    games = play(
+        train_cfg, model, cfg.episodes, cfg.seed, cfg.greedy, render_mode, video_dir, report
+    )
+    summary = summarize(games)
+    print_table(summary)
+    if out is not None:
+        write_results(out, games, summary, checkpoint[KEY] | {"env_id": train_cfg.env.id})
+        print(f"results: {out / 'results.json'}")
+    if video_dir is not None:
+        first_video_to_gif(video_dir, out / "game-1.gif")
+        log_videos_to_wandb(video_dir, out, train_cfg.env.id)
+        print(f"videos: {video_dir}")
+    return summary["mean"]

@@ -1,0 +1,30 @@
+"""Turning recorded games into a GIF and W&B videos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import imageio.v3 as iio
+
+GIF_FPS = 15
+
+
+def first_video_to_gif(video_dir: Path, gif_path: Path) -> None:
+    """An animated GIF of the first recorded game, to drop into a slide or a README."""
+    first = sorted(video_dir.glob("*.mp4"))[0]
+    frames = iio.imread(first)
+    iio.imwrite(gif_path, frames, duration=1000 / GIF_FPS, loop=0)
+
+
+def log_videos_to_wandb(video_dir: Path, out: Path, env_id: str) -> None:
+    """Every game as a W&B video in an offline run under `out/wandb` (`wandb sync` uploads)."""
+    import wandb
+
+    run = wandb.init(
+        project="atari-a3c", dir=str(out), mode="offline", job_type="evaluate", name=env_id
+    )
+    try:
+        for path in sorted(video_dir.glob("*.mp4")):
+            run.log({f"videos/{path.stem}": wandb.Video(str(path), format="mp4")})
+    finally:
+        run.finish()
