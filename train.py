@@ -6,7 +6,6 @@ import hydra
 from omegaconf import DictConfig
 
 from atari_a3c.cli import precheck, run_or_exit
-from atari_a3c.config import validate
 
 CONFIG_DIR = Path(__file__).parent / "conf"
 
@@ -19,5 +18,7 @@ def main(cfg: DictConfig) -> float:
 
 
 if __name__ == "__main__":
-    precheck(CONFIG_DIR, "train", validate)
+    from atari_a3c.training import check
+
+    precheck(CONFIG_DIR, "train", check)
     main()

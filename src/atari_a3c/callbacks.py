@@ -10,6 +10,7 @@ from tqdm.auto import tqdm
 
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights
+from atari_a3c.curves import plot_returns
 
 
 class ActorLifecycle(Callback):
@@ -31,10 +32,11 @@ class ActorLifecycle(Callback):
 
 
 class LastCheckpoint(Callback):
-    """Writes `<dir>/last.ckpt` every `every_frames` env frames and when training ends."""
+    """Writes `checkpoints/last.ckpt` and `returns.png` every `every_frames` and at the end."""
 
-    def __init__(self, dirpath: Path, every_frames: int):
-        self.path = Path(dirpath) / "last.ckpt"
+    def __init__(self, run_dir: Path, every_frames: int):
+        self.path = Path(run_dir) / "checkpoints" / "last.ckpt"
+        self.curve = Path(run_dir) / "returns.png"
         self.every_frames = every_frames
         self.next_save = every_frames
 
@@ -44,10 +46,15 @@ class LastCheckpoint(Callback):
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         if pl_module.frames >= self.next_save:
             self.next_save += self.every_frames
-            trainer.save_checkpoint(self.path)
+            self.save(trainer, pl_module)
 
     def on_train_end(self, trainer, pl_module) -> None:
+        self.save(trainer, pl_module)
+
+    def save(self, trainer, pl_module) -> None:
         trainer.save_checkpoint(self.path)
+        if trainer.is_global_zero:
+            plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
 
 
 class FrameProgressBar(ProgressBar):

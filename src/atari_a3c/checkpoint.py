@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -27,10 +28,13 @@ def load_checkpoint(path: str | Path) -> dict:
     if path.stat().st_size == 0:
         raise CheckpointError(f"checkpoint is empty (0 bytes): {path}")
     try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        reason = str(error).splitlines()[0]
-        raise CheckpointError(f"checkpoint refused by the safe loader: {path} ({reason})") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise CheckpointError(
+            f"checkpoint refused by the safe loader (it holds arbitrary pickled objects): {path}"
+        ) from None
     except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError):
         raise CheckpointError(f"checkpoint is truncated or not a torch file: {path}") from None
     if not isinstance(checkpoint, dict) or KEY not in checkpoint:

@@ -48,6 +48,8 @@ RULES: list[Rule] = [
     ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
+    ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
+    ("callbacks.eval.episodes", _positive_int, "a positive integer"),
     ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", _positive_int, "a positive integer"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
@@ -72,6 +74,10 @@ def _check(cfg: DictConfig, rules: list[Rule]) -> None:
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
     _check(cfg, RULES)
+    if cfg.ckpt_path and cfg.init_from:
+        raise ConfigError(
+            "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
+        )
     env_id = cfg.env.id
     if not is_registered(str(env_id)):
         close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)

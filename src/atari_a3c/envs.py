@@ -21,6 +21,7 @@ from gymnasium.wrappers import (
 from omegaconf import DictConfig
 
 gym.register_envs(ale_py)
+ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)  # no banner on every env start
 
 
 def is_atari(env_id: str) -> bool:

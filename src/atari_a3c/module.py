@@ -29,6 +29,8 @@ class ActorCriticLearner(L.LightningModule):
         self.weights: SharedWeights | None = None
         self.frames = 0
         self.recent_returns: deque[float] = deque(maxlen=RECENT_GAMES)
+        self.game_history: list[tuple[int, float]] = []  # (frames, score) of every finished game
+        self.eval_history: list[tuple[int, float]] = []  # (frames, mean) of every evaluation
         algo = self.cfg.algo
         num_envs = self.cfg.envs_per_worker * algo.batch_rollouts
         self.frames_per_batch = algo.unroll * num_envs * self.cfg.env.frame_skip
@@ -74,7 +76,9 @@ class ActorCriticLearner(L.LightningModule):
         return losses, targets
 
     def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
-        self.recent_returns.extend(batch["game_return"].tolist())
+        scores = batch["game_return"].tolist()
+        self.recent_returns.extend(scores)
+        self.game_history.extend((self.frames, score) for score in scores)
         metrics = {
             "losses/total": losses.total,
             "losses/policy": losses.policy,
@@ -129,8 +133,13 @@ class ActorCriticLearner(L.LightningModule):
             "num_actions": self.num_actions,
             "obs_shape": list(self.obs_shape),
             "recent_returns": list(self.recent_returns),
+            "game_history": self.game_history,
+            "eval_history": self.eval_history,
         }
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
-        self.frames = checkpoint["atari_a3c"]["frames"]
-        self.recent_returns.extend(checkpoint["atari_a3c"]["recent_returns"])
+        meta = checkpoint["atari_a3c"]
+        self.frames = meta["frames"]
+        self.recent_returns.extend(meta["recent_returns"])
+        self.game_history = [tuple(point) for point in meta["game_history"]]
+        self.eval_history = [tuple(point) for point in meta["eval_history"]]

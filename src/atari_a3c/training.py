@@ -18,8 +18,10 @@ from atari_a3c.checkpoint import check_compatible, load_checkpoint
 from atari_a3c.config import ConfigError, validate
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
+from atari_a3c.evaluation import policy_from_checkpoint
 from atari_a3c.hardware import resolve_precision
 from atari_a3c.module import ActorCriticLearner
+from atari_a3c.periodic_eval import PeriodicEvaluation
 
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
@@ -49,21 +51,30 @@ def finish_wandb() -> None:
         wandb.finish()
 
 
-def train(cfg: DictConfig) -> float:
-    """Train until the frame budget is spent; returns the recent mean game score."""
+def check(cfg: DictConfig) -> tuple[EnvSpec, dict[str, dict]]:
+    """Every check that needs no process: values, env, model fit, checkpoints named."""
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
-    if cfg.ckpt_path:
-        check_compatible(
-            load_checkpoint(cfg.ckpt_path), cfg.env.id, spec.obs_shape, spec.num_actions
-        )
+    checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
+    for checkpoint in checkpoints.values():
+        check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
+    return spec, checkpoints
+
+
+def train(cfg: DictConfig) -> float:
+    """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
+    spec, checkpoints = check(cfg)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     plain = OmegaConf.to_container(cfg, resolve=True)
     OmegaConf.save(plain, run_dir / "config.yaml")
     L.seed_everything(cfg.seed, workers=True, verbose=False)
 
     learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions)
+    if "init_from" in checkpoints:
+        learner.model.load_state_dict(
+            policy_from_checkpoint(checkpoints["init_from"])[1].state_dict()
+        )
     weights = SharedWeights(learner.model)
     layout = SlotLayout(
         unroll=cfg.algo.unroll,
@@ -76,7 +87,8 @@ def train(cfg: DictConfig) -> float:
     pool = ActorPool(plain, layout, weights, seed=cfg.seed)
     callbacks = [
         ActorLifecycle(pool, weights),
-        LastCheckpoint(run_dir / "checkpoints", cfg.callbacks.checkpoint_every_frames),
+        PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
+        LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),
         FrameProgressBar(),
     ]
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
@@ -86,8 +98,8 @@ def train(cfg: DictConfig) -> float:
     )
     loader = DataLoader(RolloutDataset(pool, cfg.algo.batch_rollouts), batch_size=None)
     try:
-        trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path)
+        trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
     finally:
         pool.stop()
         finish_wandb()
-    return learner.mean_return
+    return learner.eval_history[-1][1] if learner.eval_history else learner.mean_return

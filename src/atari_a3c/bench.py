@@ -1,0 +1,224 @@
+"""Throughput for "learn Pong on two CPU cores": emulator alone, training, optional SB3 peers.
+
+`python -m atari_a3c.bench [--frames N] [--repeats R] [--peers] [OVERRIDE ...]` prints a
+Markdown table of medians over the repeats and the ratios of the training rate to the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from atari_a3c.hardware import BF16_FLAGS, cpu_flags
+
+REPO = Path(__file__).resolve().parents[2]
+PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
+RESERVED = ("frames=", "logger=", "hydra.run.dir=")
+GIB = 2**30
+OWN = ("emulator", "sustained", "overall", "lag", "memory")  # every other result is a peer
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m atari_a3c.bench", description=__doc__)
+    p.add_argument("--frames", type=int, default=400_000, help="env frames per measurement")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--peers", action="store_true", help="also time SB3 A2C and RecurrentPPO")
+    p.add_argument("--peer-python", default=sys.executable, help="python that has SB3")
+    p.add_argument("--peer-steps", type=int, default=8000, help="agent steps per peer run")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides for train.py")
+    args = p.parse_args(argv)
+    if bad := [o for o in args.overrides if o.startswith(RESERVED)]:
+        p.error(f"the bench sets these itself: {' '.join(bad)}")
+    return args
+
+
+def compose_config(overrides: list[str]):
+    """The config train.py would compose, without a metrics logger."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
+        return compose("train", overrides=[*overrides, "logger=none"])
+
+
+def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, int, int]:
+    """Env frames/s of the actors' vector env stepped with random actions, one thread per worker.
+
+    Returns the rate, the env count and the env threads."""
+    from atari_a3c.envs import TrainingEnvs
+
+    cfg = compose_config(overrides)
+    cfg.env.env_threads = int(cfg.workers)
+    num_envs = int(cfg.workers * cfg.envs_per_worker)
+    envs = TrainingEnvs(cfg, num_envs)
+    rng = np.random.default_rng(seed)
+    steps = -(-frames // (num_envs * cfg.env.frame_skip))
+    try:
+        envs.reset(seed)
+        start = time.perf_counter()
+        for _ in range(steps):
+            envs.step(rng.integers(0, envs.num_actions, num_envs))
+        elapsed = time.perf_counter() - start
+    finally:
+        envs.close()
+    return steps * num_envs * cfg.env.frame_skip / elapsed, num_envs, cfg.env.env_threads
+
+
+def process_memory(proc: psutil.Process) -> int:
+    """PSS of one process where readable, else RSS; 0 once it is gone."""
+    try:
+        try:
+            info = proc.memory_full_info()
+        except psutil.AccessDenied:
+            info = proc.memory_info()
+    except psutil.NoSuchProcess:
+        return 0
+    return getattr(info, "pss", info.rss)
+
+
+def tree_memory(root: psutil.Process) -> int:
+    """Bytes used by a process and all its recursive children."""
+    try:
+        return sum(map(process_memory, [root, *root.children(recursive=True)]))
+    except psutil.NoSuchProcess:
+        return 0
+
+
+def kill_tree(root: psutil.Process) -> None:
+    """Kill what is left of a process and its descendants, so no actor outlives the bench."""
+    try:
+        procs = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
+
+
+def read_column(rows: list[dict[str, str]], name: str) -> list[float]:
+    return [float(r[name]) for r in rows if r.get(name)]
+
+
+def training_run(overrides: list[str], frames: int) -> dict[str, float]:
+    """Run train.py once, sampling the memory of its process tree every 0.25 s."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        cmd = [sys.executable, str(REPO / "train.py"), *overrides, f"frames={frames}"]
+        cmd += ["logger=csv", f"hydra.run.dir={tmp}"]
+        log_path = Path(tmp) / "bench.log"
+        peak = 0
+        with open(log_path, "w") as log:
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+            root = psutil.Process(proc.pid)
+            try:
+                while proc.poll() is None:
+                    peak = max(peak, tree_memory(root))
+                    time.sleep(0.25)
+            finally:
+                kill_tree(root)
+            wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            tail = log_path.read_text().splitlines()[-20:]
+            sys.exit(f"train.py failed ({proc.returncode}): {shlex.join(cmd)}\n" + "\n".join(tail))
+        with open(Path(tmp) / "csv" / "version_0" / "metrics.csv") as f:
+            rows = list(csv.DictReader(f))
+    fps = read_column(rows, "charts/fps")
+    lag = read_column(rows, "perf/policy_lag")
+    done = max(read_column(rows, "charts/frames"))
+    return {
+        "sustained": statistics.median(fps[1:] or fps),
+        "overall": done / wall,
+        "lag": statistics.median(lag) if lag else float("nan"),
+        "memory": peak / GIB,
+    }
+
+
+def peers_missing(python: str) -> str | None:
+    """Why the peers cannot run with `python`, or None when they can."""
+    if not PEER_SCRIPT.exists():
+        return f"{PEER_SCRIPT} not found"
+    check = [python, "-c", "import stable_baselines3, sb3_contrib"]
+    try:
+        out = subprocess.run(check, capture_output=True, text=True)
+    except OSError as error:
+        return f"{python}: {error}"
+    lines = out.stderr.strip().splitlines()
+    return None if out.returncode == 0 else f"{python}: {lines[-1] if lines else 'import failed'}"
+
+
+def peer_rates(python: str, steps: int) -> dict[str, float]:
+    """Env frames/s of each SB3 peer, from peer_sb3.py's `peer=<name> frames_per_s=<int>` lines."""
+    cmd = [python, str(PEER_SCRIPT), "--algo", "both", "--steps", str(steps)]
+    cmd += ["--envs", "8", "--threads", "2"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return {m[1]: float(m[2]) for m in re.finditer(r"peer=(\S+) frames_per_s=(\d+)", out)}
+
+
+def cpu_model() -> str:
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "?")
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b else "-"
+
+
+def report(results: dict[str, list[float]], threads: int, num_envs: int, repeats: int) -> None:
+    """Print the medians over the repeats and the training rate's ratio to each rate."""
+    med = {key: statistics.median(values) for key, values in results.items()}
+    train = med["sustained"]
+    rows = [
+        (f"emulator only, {num_envs} envs, env_threads={threads} (frames/s)", med["emulator"]),
+        ("training, sustained: median charts/fps (frames/s)", train),
+        ("training, overall: frames / wall time incl. start-up (frames/s)", med["overall"]),
+        *[(f"peer {name} (frames/s)", med[name]) for name in results if name not in OWN],
+    ]
+    print(f"\n| measure | median of {repeats} | training / this |\n|---|---:|---:|")
+    for name, value in rows:
+        print(f"| {name} | {value:,.0f} | {ratio(train, value)} |")
+    print(f"| training policy lag (updates) | {med['lag']:.2f} | |")
+    print(f"| training peak memory, tree PSS (else RSS), GiB | {med['memory']:.2f} | |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    skip = peers_missing(args.peer_python) if args.peers else "not asked (--peers)"
+    results: dict[str, list[float]] = {}
+    for i in range(args.repeats):
+        rate, num_envs, threads = emulator_rate(args.overrides, args.frames, seed=i)
+        measured = {"emulator": rate, **training_run(args.overrides, args.frames)}
+        if not skip:
+            measured |= peer_rates(args.peer_python, args.peer_steps)
+        print(f"repeat {i + 1}: " + ", ".join(f"{k}={v:,.2f}" for k, v in measured.items()))
+        for key, value in measured.items():
+            results.setdefault(key, []).append(value)
+    if skip:
+        print(f"peers skipped: {skip}")
+    report(results, threads, num_envs, args.repeats)
+    flags = cpu_flags()
+    argv_used = sys.argv[1:] if argv is None else argv
+    print(f"\ncommand: {shlex.join([sys.executable, '-m', 'atari_a3c.bench', *argv_used])}")
+    print(f"cpu: {cpu_model()}; cores: {os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})")
+    present = [f"{flag}={'yes' if flag in flags else 'no'}" for flag in sorted(BF16_FLAGS)]
+    print(f"bf16 flags: {', '.join(present)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Greedy full games in a background process every so many frames; keeps the best checkpoint."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import statistics
+from pathlib import Path
+
+import torch
+import torch.multiprocessing as mp
+from lightning.pytorch.callbacks import Callback
+
+from atari_a3c.checkpoint import load_checkpoint
+from atari_a3c.evaluation import play, policy_from_checkpoint
+
+
+def evaluate_checkpoint(path: str, episodes: int, seed: int, results: mp.Queue) -> None:
+    """Process entry: play `episodes` greedy games with the checkpoint's policy, send the scores."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
+    cfg, model = policy_from_checkpoint(load_checkpoint(path))
+    results.put([game.score for game in play(cfg, model, episodes, seed)])
+
+
+class PeriodicEvaluation(Callback):
+    """Every `every_frames` frames, snapshot a checkpoint and score it in its own process.
+
+    Logs `eval/return_mean` (and std) at the snapshot's frame count when the games are done, keeps
+    `best.ckpt` by that mean, and scores the final weights once more when training ends.
+    """
+
+    def __init__(self, dirpath: Path, every_frames: int, episodes: int, seed: int, at_end: bool):
+        self.dir = Path(dirpath)
+        self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
+        self.at_end = at_end
+        self.ctx = mp.get_context("spawn")
+        self.results = self.ctx.Queue()
+        self.process: mp.Process | None = None
+        self.snapshot_frames = 0
+        self.next_eval = every_frames
+        self.best = float("-inf")
+
+    @property
+    def candidate(self) -> Path:
+        return self.dir / "eval-candidate.ckpt"
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        self.next_eval = (pl_module.frames // self.every_frames + 1) * self.every_frames
+        if pl_module.eval_history:
+            self.best = max(mean for _, mean in pl_module.eval_history)
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self._collect(trainer, pl_module, block=False)
+        if pl_module.frames >= self.next_eval and self.process is None:
+            self.next_eval = (pl_module.frames // self.every_frames + 1) * self.every_frames
+            self._launch(trainer, pl_module)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        self._collect(trainer, pl_module, block=True)
+        if self.at_end:
+            self._launch(trainer, pl_module)
+            self._collect(trainer, pl_module, block=True)
+
+    def on_exception(self, trainer, pl_module, exception) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join()
+            self.process = None
+
+    def _launch(self, trainer, pl_module) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        trainer.save_checkpoint(self.candidate)
+        self.snapshot_frames = pl_module.frames
+        args = (str(self.candidate), self.episodes, self.seed, self.results)
+        self.process = self.ctx.Process(target=evaluate_checkpoint, args=args, daemon=True)
+        self.process.start()
+
+    def _scores(self, block: bool) -> list[float] | None:
+        while True:
+            alive = self.process.is_alive()
+            try:
+                return self.results.get(timeout=0.5 if block else 0.001)
+            except queue.Empty:
+                if not alive:
+                    code = self.process.exitcode
+                    raise RuntimeError(f"evaluation process died (exit code {code})") from None
+                if not block:
+                    return None
+
+    def _collect(self, trainer, pl_module, block: bool) -> None:
+        """Take the running evaluation's scores if they are in (waiting for them if `block`)."""
+        if self.process is None:
+            return
+        scores = self._scores(block)
+        if scores is None:
+            return
+        self.process.join()
+        self.process = None
+        mean = statistics.fmean(scores)
+        pl_module.eval_history.append((self.snapshot_frames, mean))
+        if trainer.logger:
+            metrics = {"eval/return_mean": mean, "eval/return_std": statistics.pstdev(scores)}
+            metrics["charts/frames"] = self.snapshot_frames
+            trainer.logger.log_metrics(metrics, trainer.global_step)
+        if mean > self.best:
+            self.best = mean
+            os.replace(self.candidate, self.dir / "best.ckpt")
+        else:
+            self.candidate.unlink()

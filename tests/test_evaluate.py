@@ -1,0 +1,136 @@
+"""evaluate.py on checkpoints made by real training runs; the eval callback; init_from."""
+
+import json
+import pickle
+
+import imageio.v3 as iio
+import pytest
+import torch
+from conftest import read_metrics, run_script, train
+
+pytestmark = pytest.mark.slow
+
+TINY_PONG = (
+    "frames=4000",
+    "workers=1",
+    "envs_per_worker=2",
+    "algo.batch_rollouts=1",
+    "logger=none",
+)
+TINY_PONG += ("callbacks.eval.at_end=false",)
+CARTPOLE = (
+    "experiment=cartpole",
+    "frames=30000",
+    "logger=csv",
+    "callbacks.eval.every_frames=10000",
+)
+CARTPOLE += ("callbacks.eval.episodes=2",)
+
+
+@pytest.fixture(scope="module")
+def pong_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("pong") / "run"
+    train(run_dir, *TINY_PONG)
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def cartpole_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("cartpole") / "run"
+    train(run_dir, *CARTPOLE)
+    return run_dir
+
+
+def evaluate(*args: str):
+    return run_script("evaluate.py", *args, timeout=300)
+
+
+def test_results_json_and_csv_hold_every_game(cartpole_run, tmp_path):
+    ckpt = cartpole_run / "checkpoints" / "last.ckpt"
+    result = evaluate(f"ckpt={ckpt}", "episodes=4", f"output_dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("game ") >= 4 and "median" in result.stdout
+    report = json.loads((tmp_path / "results.json").read_text())
+    assert len(report["games"]) == 4 and report["summary"]["episodes"] == 4
+    assert [g["seed"] for g in report["games"]] == [0, 1, 2, 3]
+    assert report["env_id"] == "CartPole-v1" and report["frames_trained"] >= 30000
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 5
+
+
+def test_render_writes_game_sized_mp4_gif_and_wandb_run(pong_run, tmp_path):
+    ckpt = pong_run / "checkpoints" / "last.ckpt"
+    result = evaluate(f"ckpt={ckpt}", "episodes=1", "render=true", f"output_dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    (video,) = (tmp_path / "videos").glob("*.mp4")
+    frames = iio.imread(video)
+    assert frames.shape[1:] == (210, 160, 3) and len(frames) > 100
+    assert iio.imread(tmp_path / "game-1.gif").shape[1:3] == (210, 160)
+    assert list(tmp_path.glob("wandb/offline-run-*/run-*.wandb"))
+
+
+def test_eval_callback_logs_mean_and_keeps_best_checkpoint(cartpole_run):
+    evals = [
+        row["eval/return_mean"] for row in read_metrics(cartpole_run) if "eval/return_mean" in row
+    ]
+    assert len(evals) >= 3  # at 10k, 20k, (30k) frames and the final weights
+    best = torch.load(cartpole_run / "checkpoints" / "best.ckpt", weights_only=True)
+    last = torch.load(cartpole_run / "checkpoints" / "last.ckpt", weights_only=True)
+    best_frames, best_mean = max(last["atari_a3c"]["eval_history"], key=lambda p: p[1])
+    assert best_mean == max(evals) and best["atari_a3c"]["frames"] == best_frames
+    assert (cartpole_run / "returns.png").stat().st_size > 0
+
+
+def test_init_from_starts_a_new_run_from_the_weights(cartpole_run, tmp_path):
+    source = cartpole_run / "checkpoints" / "last.ckpt"
+    train(tmp_path / "run", *CARTPOLE, "frames=5000", f"init_from={source}")
+    new = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)
+    assert 5000 <= new["atari_a3c"]["frames"] < 30000, "a fresh budget, not a resumed one"
+
+
+class Exploit:
+    def __reduce__(self):
+        return (print, ("pwned",))
+
+
+def bad_files(tmp_path, pong_run):
+    empty, truncated, foreign, evil = (tmp_path / n for n in ("e.ckpt", "t.ckpt", "f.pt", "x.pt"))
+    empty.touch()
+    truncated.write_bytes((pong_run / "checkpoints" / "last.ckpt").read_bytes()[:5000])
+    torch.save({"state_dict": {}}, foreign)
+    evil.write_bytes(pickle.dumps(Exploit()))
+    return {
+        "missing": (tmp_path / "nope.ckpt", "checkpoint not found"),
+        "directory": (tmp_path, "checkpoint is not a file"),
+        "empty": (empty, "checkpoint is empty"),
+        "truncated": (truncated, "truncated or not a torch file"),
+        "foreign": (foreign, "not a checkpoint of this project"),
+        "evil": (evil, "refused by the safe loader"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "empty", "truncated", "foreign", "evil"])
+def test_bad_checkpoint_exits_2_with_one_line(pong_run, tmp_path, case):
+    path, message = bad_files(tmp_path, pong_run)[case]
+    for script, key in (("evaluate.py", "ckpt"), ("train.py", "init_from")):
+        result = run_script(script, f"{key}={path}", f"hydra.run.dir={tmp_path / 'r'}", timeout=60)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], result.stderr
+        assert "pwned" not in result.stdout
+
+
+def test_checkpoint_for_another_game_names_both(pong_run):
+    ckpt = pong_run / "checkpoints" / "last.ckpt"
+    result = evaluate(f"ckpt={ckpt}", "env=breakout")
+    assert result.returncode == 2
+    expected = "checkpoint was trained on ALE/Pong-v5 (6 actions); ALE/Breakout-v5 has 4"
+    assert result.stderr.strip() == f"error: {expected}"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("episodes=0", "episodes must be a positive integer"), ("seed=-1", "seed must be an integer")],
+)
+def test_nonsense_values_exit_2(pong_run, override, message):
+    result = evaluate(f"ckpt={pong_run / 'checkpoints' / 'last.ckpt'}", override)
+    assert result.returncode == 2 and message in result.stderr
