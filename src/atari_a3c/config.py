@@ -40,6 +40,7 @@ RULES: list[Rule] = [
     ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("workers", _positive_int, "a positive integer"),
     ("envs_per_worker", _positive_int, "a positive integer"),
+    ("learner_threads", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("optim.lr", lambda v: _number(v) and v > 0, "> 0"),
     ("algo.unroll", _positive_int, "a positive integer"),
     ("algo.batch_rollouts", _positive_int, "a positive integer"),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import hydra
 import lightning as L
+import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
@@ -69,6 +71,7 @@ def train(cfg: DictConfig) -> float:
     plain = OmegaConf.to_container(cfg, resolve=True)
     OmegaConf.save(plain, run_dir / "config.yaml")
     L.seed_everything(cfg.seed, workers=True, verbose=False)
+    torch.set_num_threads(cfg.learner_threads or max(1, (os.cpu_count() or 1) - cfg.workers))
 
     learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions)
     if "init_from" in checkpoints:
