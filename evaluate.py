@@ -10,7 +10,7 @@ from atari_a3c.cli import precheck, run_or_exit
 CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
 
 
-def check(cfg: DictConfig) -> None:
+def check(cfg: DictConfig, overrides: list[str]) -> None:
     from atari_a3c.evaluate_task import check_request
 
     check_request(cfg)

@@ -8,7 +8,7 @@ import lightning as L
 from lightning.pytorch.callbacks import Callback, ProgressBar
 from tqdm.auto import tqdm
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actors import ActorFailure, ActorPool
 from atari_a3c.buffers import SharedWeights
 from atari_a3c.curves import plot_returns
 
@@ -23,6 +23,9 @@ class ActorLifecycle(Callback):
         pl_module.weights = self.weights
         self.weights.publish(pl_module.model)
         self.pool.start()
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        pl_module.log("perf/actor_restarts", float(self.pool.restarts), batch_size=1)
 
     def on_fit_end(self, trainer, pl_module) -> None:
         self.pool.stop()
@@ -50,6 +53,10 @@ class LastCheckpoint(Callback):
 
     def on_train_end(self, trainer, pl_module) -> None:
         self.save(trainer, pl_module)
+
+    def on_exception(self, trainer, pl_module, exception) -> None:
+        if isinstance(exception, ActorFailure):  # the learner itself is sound: keep its progress
+            self.save(trainer, pl_module)
 
     def save(self, trainer, pl_module) -> None:
         trainer.save_checkpoint(self.path)

@@ -2,16 +2,38 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import warnings
 import zipfile
 from pathlib import Path
 
 import torch
+from lightning.pytorch.plugins.io import TorchCheckpointIO
 
 from atari_a3c.config import ConfigError
 
 KEY = "atari_a3c"
+
+
+class AtomicCheckpointIO(TorchCheckpointIO):
+    """Write to a temp file in the same dir, fsync, rename: a kill at any moment leaves either
+    the previous file or the new one, never half of one."""
+
+    def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with temp.open("wb") as f:
+            torch.save(checkpoint, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
 
 
 class CheckpointError(ConfigError):

@@ -13,7 +13,7 @@ from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from atari_a3c.config import ConfigError, fail
+from atari_a3c.config import ConfigError, TrainingStopped, fail
 
 PLUGIN_PACKAGES = {
     "hydra/launcher/submitit": "hydra-submitit-launcher",
@@ -41,19 +41,26 @@ def _override_combinations(args: list[str], multirun: bool) -> list[list[str]]:
         return [[str(o.input_line) for o in parsed if not o.is_sweep_override()]]
 
 
-def precheck(config_dir: Path, config_name: str, check: Callable[[DictConfig], None]) -> None:
-    """Compose the config for every job of this command line and run `check` on it."""
+def precheck(
+    config_dir: Path, config_name: str, check: Callable[[DictConfig, list], object]
+) -> None:
+    """Compose the config for every job of this command line and run `check(cfg, overrides)`."""
     argv = sys.argv[1:]
     multirun = "-m" in argv or "--multirun" in argv
     args = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             for overrides in _override_combinations(args, multirun):
-                check(compose(config_name, overrides=overrides))
+                check(compose(config_name, overrides=overrides), overrides)
     except MissingConfigException as error:
         fail(_missing_option_message(error))
     except (HydraException, OmegaConfBaseException, ConfigError) as error:
         fail(str(error).strip().splitlines()[0])
+
+
+def run_dir_of(ckpt_path: str | None) -> str | None:
+    """`<run>/checkpoints/last.ckpt` -> `<run>`: a resumed run continues in its own dir."""
+    return str(Path(ckpt_path).resolve().parent.parent) if ckpt_path else None
 
 
 def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
@@ -62,3 +69,5 @@ def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
         return task(cfg)
     except ConfigError as error:
         fail(str(error))
+    except TrainingStopped as error:
+        fail(str(error), code=1)

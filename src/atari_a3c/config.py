@@ -17,9 +17,13 @@ class ConfigError(ValueError):
     """A config value outside its allowed range; the message names the key."""
 
 
-def fail(message: str) -> NoReturn:
+class TrainingStopped(RuntimeError):
+    """Training had to stop (an actor kept failing, losses stayed non-finite); exit code 1."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
     print(f"error: {message}", file=sys.stderr)
-    sys.exit(2)
+    sys.exit(code)
 
 
 def _number(value) -> bool:
@@ -51,6 +55,10 @@ RULES: list[Rule] = [
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.episodes", _positive_int, "a positive integer"),
+    ("actors.timeout", lambda v: _number(v) and v > 0, "> 0 seconds"),
+    ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("actors.window", lambda v: _number(v) and v > 0, "> 0 seconds"),
+    ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", _positive_int, "a positive integer"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),

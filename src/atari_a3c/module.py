@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 
@@ -13,9 +14,15 @@ from torch import Tensor
 
 from atari_a3c import returns as R
 from atari_a3c.buffers import SharedWeights
+from atari_a3c.config import TrainingStopped
 from atari_a3c.models import build_model
 
 RECENT_GAMES = 100
+log = logging.getLogger(__name__)
+
+
+class NonFiniteTraining(TrainingStopped):
+    """Losses or gradients stayed non-finite for too many updates in a row."""
 
 
 class ActorCriticLearner(L.LightningModule):
@@ -27,7 +34,10 @@ class ActorCriticLearner(L.LightningModule):
         self.obs_shape, self.num_actions = tuple(obs_shape), num_actions
         self.model = build_model(self.cfg.model, self.obs_shape, num_actions)
         self.weights: SharedWeights | None = None
+        self.overrides: list[str] = []  # the command line's overrides, for resuming
         self.frames = 0
+        self.skipped_updates = 0
+        self.bad_in_a_row = 0
         self.recent_returns: deque[float] = deque(maxlen=RECENT_GAMES)
         self.game_history: list[tuple[int, float]] = []  # (frames, score) of every finished game
         self.eval_history: list[tuple[int, float]] = []  # (frames, mean) of every evaluation
@@ -45,6 +55,9 @@ class ActorCriticLearner(L.LightningModule):
         logits, values, _ = self.model(batch["obs"], batch["done"], state)
         losses, targets = self.losses(batch, logits.float(), values.float())
         self.log_step(batch, losses, targets, values[:-1].float())
+        if not torch.isfinite(losses.total):
+            self.skip_update("loss")
+            return None  # Lightning skips backward and the optimizer step
         return losses.total
 
     def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
@@ -87,6 +100,7 @@ class ActorCriticLearner(L.LightningModule):
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
             "charts/frames": float(self.frames + self.frames_per_batch),
             "charts/mean_return_100": self.mean_return,
+            "perf/skipped_updates": float(self.skipped_updates),
         }
         if self.weights is not None:
             lag = self.weights.version.value - batch["version"].float().mean()
@@ -98,7 +112,26 @@ class ActorCriticLearner(L.LightningModule):
 
     def on_before_optimizer_step(self, optimizer) -> None:
         norms = [p.grad.norm() for p in self.parameters() if p.grad is not None]
-        self.log("losses/grad_norm", torch.stack(norms).norm(), batch_size=1)
+        if not norms:  # training_step already skipped this update
+            return
+        norm = torch.stack(norms).norm()
+        if not torch.isfinite(norm):
+            optimizer.zero_grad(set_to_none=True)  # parameters without gradients are not stepped
+            self.skip_update("gradients")
+            return
+        self.bad_in_a_row = 0
+        self.log("losses/grad_norm", norm, batch_size=1)
+
+    def skip_update(self, what: str) -> None:
+        """Count a non-finite update; too many in a row stop training (last.ckpt stays good)."""
+        self.skipped_updates += 1
+        self.bad_in_a_row += 1
+        log.warning("non-finite %s at update %d: update skipped", what, self.global_step)
+        if self.bad_in_a_row > self.cfg.max_nonfinite_updates:
+            raise NonFiniteTraining(
+                f"{self.bad_in_a_row} non-finite updates in a row (last: {what}); "
+                "training stopped, the last good checkpoint is kept"
+            )
 
     def on_train_start(self) -> None:
         self._rate_mark = (time.perf_counter(), self.frames)
@@ -135,6 +168,8 @@ class ActorCriticLearner(L.LightningModule):
             "recent_returns": list(self.recent_returns),
             "game_history": self.game_history,
             "eval_history": self.eval_history,
+            "overrides": list(self.overrides),
+            "wandb_id": getattr(self.logger, "version", None) if self.logger else None,
         }
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:

@@ -58,6 +58,9 @@ class PeriodicEvaluation(Callback):
             self._launch(trainer, pl_module)
 
     def on_train_end(self, trainer, pl_module) -> None:
+        if pl_module.frames < pl_module.cfg.frames:  # stopped early (a signal): no more games
+            self.on_exception(trainer, pl_module, None)
+            return
         self._collect(trainer, pl_module, block=True)
         if self.at_end:
             self._launch(trainer, pl_module)

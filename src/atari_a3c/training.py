@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 
 import hydra
 import lightning as L
 import torch
+from hydra import compose
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
@@ -16,7 +18,7 @@ from torch.utils.data import DataLoader
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.callbacks import ActorLifecycle, FrameProgressBar, LastCheckpoint
-from atari_a3c.checkpoint import check_compatible, load_checkpoint
+from atari_a3c.checkpoint import KEY, AtomicCheckpointIO, check_compatible, load_checkpoint
 from atari_a3c.config import ConfigError, validate
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
@@ -24,6 +26,7 @@ from atari_a3c.evaluation import policy_from_checkpoint
 from atari_a3c.hardware import resolve_precision
 from atari_a3c.module import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
+from atari_a3c.shutdown import GracefulShutdown
 
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
@@ -39,10 +42,14 @@ def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
         )
 
 
-def make_logger(cfg: DictConfig):
+def make_logger(cfg: DictConfig, wandb_id: str | None):
+    """The configured Lightning logger; a resumed W&B run keeps its run id."""
     if not cfg.get("logger") or "_target_" not in cfg.logger:
         return False
-    return hydra.utils.instantiate(cfg.logger)
+    extra = (
+        {"id": wandb_id, "resume": "allow"} if wandb_id and "Wandb" in cfg.logger._target_ else {}
+    )
+    return hydra.utils.instantiate(cfg.logger, **extra)
 
 
 def finish_wandb() -> None:
@@ -53,32 +60,43 @@ def finish_wandb() -> None:
         wandb.finish()
 
 
-def check(cfg: DictConfig) -> tuple[EnvSpec, dict[str, dict]]:
-    """Every check that needs no process: values, env, model fit, checkpoints named."""
+def resume_config(cfg: DictConfig, overrides: list[str]) -> tuple[DictConfig, list[str]]:
+    """Resuming: the checkpoint's own overrides, then this command line's on top."""
+    if not cfg.ckpt_path:
+        return cfg, overrides
+    stored = load_checkpoint(cfg.ckpt_path)[KEY]["overrides"]
+    merged = {item.split("=", 1)[0]: item for item in [*stored, *overrides]}  # later ones win
+    overrides = list(merged.values())
+    return compose("train", overrides=overrides), overrides
+
+
+def check(cfg: DictConfig, overrides: list[str]):
+    """Every check that needs no process: values, env, model fit, the checkpoints named.
+
+    Returns the effective config and overrides (a resumed run's own, updated), the env spec
+    and the checkpoints loaded.
+    """
+    cfg, overrides = resume_config(cfg, overrides)
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
     checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
-    return spec, checkpoints
+    return cfg, overrides, spec, checkpoints
 
 
-def train(cfg: DictConfig) -> float:
-    """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
-    spec, checkpoints = check(cfg)
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
+def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
-    OmegaConf.save(plain, run_dir / "config.yaml")
-    L.seed_everything(cfg.seed, workers=True, verbose=False)
-    torch.set_num_threads(cfg.learner_threads or max(1, (os.cpu_count() or 1) - cfg.workers))
-
     learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions)
+    learner.overrides = overrides
     if "init_from" in checkpoints:
-        learner.model.load_state_dict(
-            policy_from_checkpoint(checkpoints["init_from"])[1].state_dict()
-        )
-    weights = SharedWeights(learner.model)
+        _, model = policy_from_checkpoint(checkpoints["init_from"])
+        learner.model.load_state_dict(model.state_dict())
+    return learner
+
+
+def build_pool(cfg: DictConfig, spec: EnvSpec, learner: ActorCriticLearner) -> ActorPool:
     layout = SlotLayout(
         unroll=cfg.algo.unroll,
         num_envs=cfg.envs_per_worker,
@@ -87,17 +105,37 @@ def train(cfg: DictConfig) -> float:
         num_actions=spec.num_actions,
         hidden_size=cfg.model.hidden_size,
     )
-    pool = ActorPool(plain, layout, weights, seed=cfg.seed)
+    weights = SharedWeights(learner.model)
+    return ActorPool(OmegaConf.to_container(learner.cfg), layout, weights, seed=cfg.seed)
+
+
+def train(cfg: DictConfig) -> float:
+    """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
+    overrides = list(HydraConfig.get().overrides.task)
+    cfg, overrides, spec, checkpoints = check(cfg, overrides)
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
+    L.seed_everything(cfg.seed, workers=True, verbose=False)
+    torch.set_num_threads(cfg.learner_threads or max(1, (os.cpu_count() or 1) - cfg.workers))
+    learner = build_learner(cfg, spec, checkpoints, overrides)
+    pool = build_pool(cfg, spec, learner)
+    shutdown = GracefulShutdown(pool)
     callbacks = [
-        ActorLifecycle(pool, weights),
+        ActorLifecycle(pool, pool.weights),
+        shutdown,
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
         LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),
         FrameProgressBar(),
     ]
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
     trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]))
+    wandb_id = checkpoints["ckpt_path"][KEY]["wandb_id"] if "ckpt_path" in checkpoints else None
     trainer: L.Trainer = hydra.utils.instantiate(
-        trainer_cfg, logger=make_logger(cfg), callbacks=callbacks, default_root_dir=run_dir
+        trainer_cfg,
+        logger=make_logger(cfg, wandb_id),
+        callbacks=callbacks,
+        plugins=[AtomicCheckpointIO()],
+        default_root_dir=run_dir,
     )
     loader = DataLoader(RolloutDataset(pool, cfg.algo.batch_rollouts), batch_size=None)
     try:
@@ -105,4 +143,6 @@ def train(cfg: DictConfig) -> float:
     finally:
         pool.stop()
         finish_wandb()
+    if shutdown.exit_code() is not None:
+        sys.exit(shutdown.exit_code())
     return learner.eval_history[-1][1] if learner.eval_history else learner.mean_return

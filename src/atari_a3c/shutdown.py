@@ -1,0 +1,42 @@
+"""Ctrl-C and SIGTERM: the first finishes cleanly (last.ckpt, actors stopped, W&B closed), the
+second exits at once; either way no actor outlives the run."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+
+from lightning.pytorch.callbacks import Callback
+
+from atari_a3c.actors import ActorPool
+
+log = logging.getLogger(__name__)
+
+
+class GracefulShutdown(Callback):
+    """Owns SIGINT and SIGTERM during training (installed after Lightning's own handlers)."""
+
+    def __init__(self, pool: ActorPool):
+        self.pool = pool
+        self.signum: int | None = None
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._handle)
+
+    def _handle(self, signum: int, frame) -> None:
+        if self.signum is not None:
+            self.pool.kill()
+            os._exit(128 + signum)
+        self.signum = signum
+        name = signal.Signals(signum).name
+        log.warning("%s: saving last.ckpt and stopping (send it again to exit at once)", name)
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if self.signum is not None:
+            trainer.should_stop = True
+
+    def exit_code(self) -> int | None:
+        """128 + the signal number when a signal stopped training (what shells report)."""
+        return None if self.signum is None else 128 + self.signum

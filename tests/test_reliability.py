@@ -1,0 +1,157 @@
+"""Faults tried for real: dead, raising and hung actors, signals, kills mid-save, resume, NaN."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import torch
+from conftest import ROOT, TESTS, read_metrics, run_script
+
+pytestmark = pytest.mark.slow
+
+CARTPOLE = ("experiment=cartpole", "logger=csv", "callbacks.eval.at_end=false")
+CARTPOLE += ("callbacks.eval.every_frames=100000000",)
+
+
+def start(run_dir: Path, *overrides: str, marker: Path | None = None) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(TESTS), "FAULT_MARKER": str(marker or "")}
+    args = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *overrides]
+    return subprocess.Popen(
+        args, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def wait_for_training(run_dir: Path, process: subprocess.Popen, timeout: float = 60) -> None:
+    """Until the learner has logged a few updates."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        metrics = list(run_dir.glob("csv/version_*/metrics.csv"))
+        if metrics and len(metrics[0].read_text().splitlines()) > 2:
+            return
+        time.sleep(0.2)
+    raise TimeoutError("training did not start")
+
+
+def actor_pids(pid: int) -> list[int]:
+    children = psutil.Process(pid).children(recursive=True)
+    return [c.pid for c in children if "spawn_main" in " ".join(c.cmdline())]
+
+
+def alive(pids: list[int]) -> list[int]:
+    return [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
+
+
+def restarts(run_dir: Path) -> float:
+    return max(row.get("perf/actor_restarts", 0) for row in read_metrics(run_dir))
+
+
+def test_killed_actor_is_replaced_and_training_finishes(run_dir):
+    process = start(run_dir, *CARTPOLE, "frames=120000")
+    wait_for_training(run_dir, process)
+    os.kill(actor_pids(process.pid)[0], signal.SIGKILL)
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    assert restarts(run_dir) == 1
+    log = (run_dir / "train.log").read_text()
+    assert log.count("actor-0 failed (killed by signal 9)") == 1
+
+
+@pytest.mark.parametrize(
+    ("env_id", "cause"),
+    [("RaisingCartPole", "ValueError: env broke at step 300"), ("HangingCartPole", "hung")],
+)
+def test_failing_env_is_replaced(run_dir, tmp_path, env_id, cause):
+    env = (f"env.id=faulty_envs:{env_id}-v0", "actors.timeout=5", "frames=40000")
+    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    assert restarts(run_dir) == 1
+    assert (run_dir / "train.log").read_text().count(cause) == 1
+
+
+def test_repeated_failures_stop_with_a_checkpoint(run_dir, tmp_path):
+    env = ("env.id=faulty_envs:RaisingCartPole-v0", "actors.max_failures=0", "frames=100000")
+    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
+    assert process.wait(timeout=120) == 1
+    assert "error: actor-0 failed 1 times in 300 s; last: ValueError" in process.stderr.read()
+    torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_saves_and_exits_cleanly(run_dir, signum):
+    shm_before = set(os.listdir("/dev/shm"))
+    process = start(run_dir, *CARTPOLE, "frames=10000000")
+    wait_for_training(run_dir, process)
+    pids = actor_pids(process.pid)
+    sent = time.time()
+    process.send_signal(signum)
+    assert process.wait(timeout=15) == 128 + signum
+    assert time.time() - sent < 15
+    assert alive(pids) == []
+    assert set(os.listdir("/dev/shm")) <= shm_before
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    assert 0 < checkpoint["atari_a3c"]["frames"] < 10000000
+
+
+def test_second_ctrl_c_exits_at_once_without_orphans(run_dir):
+    process = start(run_dir, *CARTPOLE, "frames=10000000")
+    wait_for_training(run_dir, process)
+    pids = actor_pids(process.pid)
+    process.send_signal(signal.SIGINT)
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=15)
+    time.sleep(1)
+    assert alive(pids) == []
+
+
+def test_kill_at_any_moment_leaves_a_loadable_checkpoint(run_dir):
+    for _ in range(3):
+        process = start(
+            run_dir, *CARTPOLE, "frames=10000000", "callbacks.checkpoint_every_frames=640"
+        )
+        last = run_dir / "checkpoints" / "last.ckpt"
+        wait_for_training(run_dir, process)
+        time.sleep(random.uniform(0.5, 2.0))
+        pids = actor_pids(process.pid)
+        process.kill()
+        process.wait()
+        torch.load(last, weights_only=True)
+        for pid in alive(pids):
+            psutil.Process(pid).wait(timeout=10)  # actors leave when their parent is gone
+
+
+def test_resume_continues_counters_budget_and_wandb_run(run_dir):
+    budget = ("frames=60000", "logger=wandb")
+    process = start(run_dir, *CARTPOLE, *budget)
+    deadline = time.time() + 60
+    while not list(run_dir.glob("wandb/offline-run-*")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=15)
+    last = run_dir / "checkpoints" / "last.ckpt"
+    first = torch.load(last, weights_only=True)
+    assert first["atari_a3c"]["frames"] < 60000
+    result = run_script("train.py", f"ckpt_path={last}", timeout=300)  # same run dir, same config
+    assert result.returncode == 0, result.stderr[-2000:]
+    final = torch.load(last, weights_only=True)
+    assert 60000 <= final["atari_a3c"]["frames"] < 60000 + 320
+    assert (
+        final["global_step"]
+        == first["global_step"]
+        + (final["atari_a3c"]["frames"] - first["atari_a3c"]["frames"]) // 320
+    )
+    assert final["atari_a3c"]["wandb_id"] == first["atari_a3c"]["wandb_id"]
+    assert len(list(run_dir.glob("wandb/offline-run-*"))) == 2
+
+
+def test_nan_loss_is_skipped_and_counted(run_dir, tmp_path):
+    env = ("env.id=faulty_envs:NanRewardCartPole-v0", "frames=30000")
+    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    assert max(row.get("perf/skipped_updates", 0) for row in read_metrics(run_dir)) >= 1
