@@ -148,7 +148,9 @@ class ActorPool:
             ours.send(index)
         return process, ours
 
-    def start(self) -> None:
+    def start(self, rank: int = 0) -> None:
+        """Start the actors; each learner process (DDP rank) seeds its own differently."""
+        self.seed += rank * 100_003
         for worker in range(self.num_workers):
             first = worker * self.slots_per_worker
             self.outstanding[worker] = set(range(first, first + self.slots_per_worker))

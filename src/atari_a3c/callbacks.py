@@ -22,7 +22,7 @@ class ActorLifecycle(Callback):
     def on_fit_start(self, trainer, pl_module) -> None:
         pl_module.weights = self.weights
         self.weights.publish(pl_module.model)
-        self.pool.start()
+        self.pool.start(rank=trainer.global_rank)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         pl_module.log("perf/actor_restarts", float(self.pool.restarts), batch_size=1)

@@ -16,16 +16,19 @@ from omegaconf.errors import OmegaConfBaseException
 from atari_a3c.config import ConfigError, TrainingStopped, fail
 
 PLUGIN_PACKAGES = {
-    "hydra/launcher/submitit": "hydra-submitit-launcher",
+    "hydra/launcher/submitit_local": "hydra-submitit-launcher",
+    "hydra/launcher/submitit_slurm": "hydra-submitit-launcher",
+    "hydra/launcher/slurm": "hydra-submitit-launcher",
     "hydra/sweeper/optuna": "hydra-optuna-sweeper",
+    "hparams_search/pong_optuna": "hydra-optuna-sweeper",
 }
 
 
 def _missing_option_message(error: MissingConfigException) -> str:
     group, _, option = str(error.missing_cfg_file).rpartition("/")
-    for prefix, package in PLUGIN_PACKAGES.items():
-        if f"{group}/{option}".startswith(prefix):
-            return f"{group}={option} needs the {package} package: pip install {package}"
+    package = PLUGIN_PACKAGES.get(f"{group}/{option}")
+    if package:
+        return f"{group}={option} needs the {package} package: pip install {package}"
     options = [o for o in error.options or [] if not o.startswith("_")]
     return f"{group}={option}: unknown option; choose from {', '.join(options)}"
 

@@ -98,7 +98,7 @@ class ActorCriticLearner(L.LightningModule):
             "losses/value": losses.value,
             "losses/entropy": losses.entropy,
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
-            "charts/frames": float(self.frames + self.frames_per_batch),
+            "charts/frames": float(self.frames + self.frames_per_batch * self.trainer.world_size),
             "charts/mean_return_100": self.mean_return,
             "perf/skipped_updates": float(self.skipped_updates),
         }
@@ -137,7 +137,7 @@ class ActorCriticLearner(L.LightningModule):
         self._rate_mark = (time.perf_counter(), self.frames)
 
     def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
-        self.frames += self.frames_per_batch
+        self.frames += self.frames_per_batch * self.trainer.world_size  # every rank's frames
         if self.weights is not None:
             self.weights.publish(self.model)
         if self.global_step % self.trainer.log_every_n_steps == 0:

@@ -73,8 +73,9 @@ class PeriodicEvaluation(Callback):
             self.process = None
 
     def _launch(self, trainer, pl_module) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        trainer.save_checkpoint(self.candidate)
+        trainer.save_checkpoint(self.candidate)  # every rank takes part; rank 0 writes
+        if not trainer.is_global_zero:
+            return
         self.snapshot_frames = pl_module.frames
         args = (str(self.candidate), self.episodes, self.seed, self.results)
         self.process = self.ctx.Process(target=evaluate_checkpoint, args=args, daemon=True)
