@@ -72,7 +72,7 @@ def test_eval_callback_logs_mean_and_keeps_best_checkpoint(cartpole_run):
     evals = [
         row["eval/return_mean"] for row in read_metrics(cartpole_run) if "eval/return_mean" in row
     ]
-    assert len(evals) >= 3  # at 10k, 20k, (30k) frames and the final weights
+    assert len(evals) >= 2  # from 10k frames on (one at a time) and the final weights
     best = torch.load(cartpole_run / "checkpoints" / "best.ckpt", weights_only=True)
     last = torch.load(cartpole_run / "checkpoints" / "last.ckpt", weights_only=True)
     best_frames, best_mean = max(last["atari_a3c"]["eval_history"], key=lambda p: p[1])

@@ -126,15 +126,14 @@ def test_kill_at_any_moment_leaves_a_loadable_checkpoint(run_dir):
 
 
 def test_resume_continues_counters_budget_and_wandb_run(run_dir):
-    budget = ("frames=60000", "logger=wandb")
+    budget = ("frames=60000", "logger=wandb", "callbacks.checkpoint_every_frames=6400")
     process = start(run_dir, *CARTPOLE, *budget)
-    deadline = time.time() + 60
-    while not list(run_dir.glob("wandb/offline-run-*")) and time.time() < deadline:
-        time.sleep(0.2)
-    time.sleep(3)
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=15)
     last = run_dir / "checkpoints" / "last.ckpt"
+    deadline = time.time() + 60
+    while not last.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=15) == 130
     first = torch.load(last, weights_only=True)
     assert first["atari_a3c"]["frames"] < 60000
     result = run_script("train.py", f"ckpt_path={last}", timeout=300)  # same run dir, same config

@@ -5,6 +5,7 @@ import torch
 from conftest import run_script, train
 
 TINY = ("frames=4000", "workers=1", "envs_per_worker=2", "algo.batch_rollouts=1")
+TINY += ("callbacks.eval.episodes=1",)
 
 
 def assert_run_outputs(run_dir, env_id: str) -> None:

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
 RESERVED = ("frames=", "logger=", "hydra.run.dir=")
 GIB = 2**30
+NO_EVAL = ("callbacks.eval.at_end=false", "callbacks.eval.every_frames=1000000000000")
 OWN = ("emulator", "sustained", "overall", "lag", "memory")  # every other result is a peer
 
 
@@ -116,7 +117,7 @@ def training_run(overrides: list[str], frames: int) -> dict[str, float]:
     """Run train.py once, sampling the memory of its process tree every 0.25 s."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         cmd = [sys.executable, str(REPO / "train.py"), *overrides, f"frames={frames}"]
-        cmd += ["logger=csv", f"hydra.run.dir={tmp}"]
+        cmd += ["logger=csv", f"hydra.run.dir={tmp}", *NO_EVAL]
         log_path = Path(tmp) / "bench.log"
         peak = 0
         with open(log_path, "w") as log:

@@ -1,0 +1,57 @@
+"""Memory soak: train for a while and check that memory of all processes stays flat.
+
+`python -m atari_a3c.soak --minutes 30 [OVERRIDE ...]` samples the PSS of train.py and all its
+children every few seconds and prints the growth from the end of warm-up to the end of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+
+from atari_a3c.bench import GIB, NO_EVAL, REPO, kill_tree, tree_memory
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m atari_a3c.soak", description=__doc__)
+    p.add_argument("--minutes", type=float, default=30.0, help="how long to train")
+    p.add_argument("--warmup", type=float, default=3.0, help="minutes before the baseline")
+    p.add_argument("--every", type=float, default=5.0, help="seconds between samples")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides for train.py")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
+        cmd = [sys.executable, str(REPO / "train.py"), "frames=10000000000", "logger=none"]
+        cmd += [f"hydra.run.dir={tmp}", *NO_EVAL, *args.overrides]
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        root, samples, start = psutil.Process(proc.pid), [], time.time()
+        try:
+            while time.time() - start < args.minutes * 60 and proc.poll() is None:
+                samples.append((time.time() - start, tree_memory(root) / GIB))
+                time.sleep(args.every)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                kill_tree(root)
+    after = [gib for t, gib in samples if t >= args.warmup * 60]
+    if len(after) < 4:
+        sys.exit("soak: too few samples after warm-up (run longer or warm up less)")
+    quarter = max(1, len(after) // 4)
+    first, last = statistics.median(after[:quarter]), statistics.median(after[-quarter:])
+    print(f"command: {shlex.join(['python', '-m', 'atari_a3c.soak', *(argv or sys.argv[1:])])}")
+    print(f"samples after warm-up: {len(after)}, peak {max(after):.3f} GiB")
+    print(f"median PSS, first quarter {first:.3f} GiB -> last quarter {last:.3f} GiB")
+    print(f"growth after warm-up: {100 * (last - first) / first:+.2f}%")
+
+
+if __name__ == "__main__":
+    main()
