@@ -16,6 +16,7 @@ TESTS = Path(__file__).resolve().parent
 
 def run_script(script: str, *overrides: str, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(TESTS), "WANDB_SILENT": "true"}
+    env.pop("DISPLAY", None)  # a window never opens from the tests
     return subprocess.run(
         [sys.executable, str(ROOT / script), *overrides],
         capture_output=True,

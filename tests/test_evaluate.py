@@ -129,7 +129,11 @@ def test_checkpoint_for_another_game_names_both(pong_run):
 
 @pytest.mark.parametrize(
     ("override", "message"),
-    [("episodes=0", "episodes must be a positive integer"), ("seed=-1", "seed must be an integer")],
+    [
+        ("episodes=0", "episodes must be a positive integer"),
+        ("seed=-1", "seed must be an integer"),
+        ("render=human", "render=human needs a display (DISPLAY is not set)"),
+    ],
 )
 def test_nonsense_values_exit_2(pong_run, override, message):
     result = evaluate(f"ckpt={pong_run / 'checkpoints' / 'last.ckpt'}", override)
