@@ -151,7 +151,7 @@ class ActorCriticLearner(L.LightningModule):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())
         if not self.cfg.algo.lr_decay:
             return optimizer
-        total_updates = max(1, self.cfg.frames // self.frames_per_batch)
+        total_updates = max(1, self.cfg.frames // (self.frames_per_batch * self.trainer.world_size))
         decay = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: max(0.0, 1 - step / total_updates)
         )
