@@ -9,19 +9,18 @@ from lightning.pytorch.callbacks import Callback, ProgressBar
 from tqdm.auto import tqdm
 
 from atari_a3c.actors import ActorFailure, ActorPool
-from atari_a3c.buffers import SharedWeights
 from atari_a3c.curves import plot_returns
 
 
 class ActorLifecycle(Callback):
     """Publishes the (possibly restored) weights, then starts the actors; stops them at the end."""
 
-    def __init__(self, pool: ActorPool, weights: SharedWeights):
-        self.pool, self.weights = pool, weights
+    def __init__(self, pool: ActorPool):
+        self.pool = pool
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        pl_module.weights = self.weights
-        self.weights.publish(pl_module.model)
+        pl_module.weights = self.pool.weights
+        self.pool.weights.publish(pl_module.model)
         self.pool.start(rank=trainer.global_rank)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:

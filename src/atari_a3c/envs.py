@@ -156,10 +156,6 @@ class TrainingEnvs:
         self.lives: np.ndarray | None = None
 
     @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return tuple(self.env.single_observation_space.shape)
-
-    @property
     def num_actions(self) -> int:
         return int(self.env.single_action_space.n)
 

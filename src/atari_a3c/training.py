@@ -121,7 +121,7 @@ def train(cfg: DictConfig) -> float:
     pool = build_pool(cfg, spec, learner)
     shutdown = GracefulShutdown(pool)
     callbacks = [
-        ActorLifecycle(pool, pool.weights),
+        ActorLifecycle(pool),
         shutdown,
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
         LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),
