@@ -54,3 +54,30 @@ def test_stored_rollout_state_reproduces_actor_values():
             _, values, _ = learner_model(slot["obs"], slot["done"], (slot["h0"], slot["c0"]))
         torch.testing.assert_close(values[:-1], slot["value"], atol=1e-5, rtol=0)
     torch.testing.assert_close(slots["obs"][0, -1], slots["obs"][1, 0])  # overlap by one step
+
+
+def test_shared_weights_copy_without_aliasing_and_keep_layouts():
+    learner, actor = (
+        ActorCritic((4, 84, 84), 6, "nature", 32),
+        ActorCritic((4, 84, 84), 6, "nature", 32),
+    )
+    actor.to(memory_format=torch.channels_last)
+    weights = SharedWeights(learner)
+    weights.pull(actor)
+    for mine, theirs in zip(actor.parameters(), learner.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs)
+    conv = actor.encoder[0].weight
+    assert conv.is_contiguous(memory_format=torch.channels_last)
+    before = conv.clone()
+    weights.flat.add_(1.0)  # the learner publishing again must not change a pulled copy
+    torch.testing.assert_close(conv, before)
+
+
+def test_unrolled_core_matches_lstm_cell():
+    model = ActorCritic((4,), 3, "mlp", 16)
+    obs, done = torch.randn(6, 2, 4), torch.zeros(6, 2, dtype=torch.bool)
+    state = (torch.randn(2, 16), torch.randn(2, 16))
+    _, _, (h, c) = model(obs, done, state)
+    for t in range(6):
+        state = model.core(model.encoder(obs[t]), state)
+    torch.testing.assert_close((h, c), state)

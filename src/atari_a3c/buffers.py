@@ -50,21 +50,33 @@ def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
 
 
 class SharedWeights:
-    """The newest policy weights as one flat shared vector, guarded by a lock, with a version."""
+    """The newest policy weights as one flat shared vector, guarded by a lock, with a version.
+
+    Weights are copied in and out parameter by parameter, so each side keeps its own memory
+    layout (channels_last convs) and a reader never aliases the buffer the learner writes.
+    """
 
     def __init__(self, model: nn.Module):
-        self.flat = nn.utils.parameters_to_vector(model.parameters()).detach().clone()
-        self.flat.share_memory_()
+        self.flat = torch.zeros(sum(p.numel() for p in model.parameters())).share_memory_()
         self.version = mp.get_context("spawn").Value("q", 0, lock=False)
         self.lock = mp.get_context("spawn").Lock()
+        with torch.no_grad():
+            self._copy(model, into_model=False)
+
+    def _copy(self, model: nn.Module, into_model: bool) -> None:
+        start = 0
+        for param in model.parameters():
+            view = self.flat[start : start + param.numel()].view(param.shape)
+            (param if into_model else view).copy_(view if into_model else param)
+            start += param.numel()
 
     def publish(self, model: nn.Module) -> None:
         with self.lock, torch.no_grad():
-            self.flat.copy_(nn.utils.parameters_to_vector(model.parameters()))
+            self._copy(model, into_model=False)
             self.version.value += 1
 
     def pull(self, model: nn.Module) -> int:
         """Copy the newest weights into `model`; returns their version."""
         with self.lock, torch.no_grad():
-            nn.utils.vector_to_parameters(self.flat, model.parameters())
+            self._copy(model, into_model=True)
             return int(self.version.value)

@@ -6,6 +6,7 @@ import math
 from contextlib import nullcontext
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from atari_a3c.hardware import bf16_supported
@@ -114,14 +115,25 @@ class ActorCritic(nn.Module):
         """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
         steps, batch = done.shape
         features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
-        keep = (~done & self.recurrent).unsqueeze(-1).to(features.dtype)
+        keep = (~done & self.recurrent).unsqueeze(-1).float()
+        core = self.core
+        gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
+        weight_hh = core.weight_hh.to(gates_in.dtype)  # cast once, not at every step (autocast)
         h, c = state
         outputs = []
         for t in range(steps):
-            h, c = self.core(features[t], (h * keep[t], c * keep[t]))
+            h, c = lstm_step(gates_in[t], h * keep[t], c * keep[t], weight_hh, core.bias_hh)
             outputs.append(h)
-        core = torch.stack(outputs)
-        return self.policy(core), self.value(core).squeeze(-1), (h, c)
+        hidden = torch.stack(outputs)
+        return self.policy(hidden), self.value(hidden).squeeze(-1), (h, c)
+
+
+def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh: Tensor) -> State:
+    """One `nn.LSTMCell` step given its input projection; the state is kept in float32."""
+    gates = (gates_in + F.linear(h, weight_hh, bias_hh)).float()
+    i, f, g, o = gates.chunk(4, dim=-1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
 
 
 def inference_context(model: ActorCritic):

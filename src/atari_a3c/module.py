@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import deque
 
@@ -110,11 +111,14 @@ class ActorCriticLearner(L.LightningModule):
             metrics["charts/episode_length"] = batch["game_length"].float().mean()
         self.log_dict(metrics, batch_size=batch["done"].shape[1])
 
-    def on_before_optimizer_step(self, optimizer) -> None:
-        norms = [p.grad.norm() for p in self.parameters() if p.grad is not None]
-        if not norms:  # training_step already skipped this update
+    def configure_gradient_clipping(
+        self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None
+    ):
+        """Clip by global norm (bf16 needs no unscaling, so fused optimizers work); skip NaN/inf."""
+        params = [p for p in self.parameters() if p.grad is not None]
+        if not params:  # training_step already skipped this update
             return
-        norm = torch.stack(norms).norm()
+        norm = torch.nn.utils.clip_grad_norm_(params, gradient_clip_val or math.inf)
         if not torch.isfinite(norm):
             optimizer.zero_grad(set_to_none=True)  # parameters without gradients are not stepped
             self.skip_update("gradients")
