@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -60,23 +61,24 @@ class SharedWeights:
         self.flat = torch.zeros(sum(p.numel() for p in model.parameters())).share_memory_()
         self.version = mp.get_context("spawn").Value("q", 0, lock=False)
         self.lock = mp.get_context("spawn").Lock()
-        with torch.no_grad():
-            self._copy(model, into_model=False)
+        self.publish(model)
 
-    def _copy(self, model: nn.Module, into_model: bool) -> None:
+    def _pairs(self, model: nn.Module) -> Iterator[tuple[Tensor, Tensor]]:
+        """Each parameter with its slice of the shared vector."""
         start = 0
         for param in model.parameters():
-            view = self.flat[start : start + param.numel()].view(param.shape)
-            (param if into_model else view).copy_(view if into_model else param)
+            yield param, self.flat[start : start + param.numel()].view(param.shape)
             start += param.numel()
 
     def publish(self, model: nn.Module) -> None:
         with self.lock, torch.no_grad():
-            self._copy(model, into_model=False)
+            for param, shared in self._pairs(model):
+                shared.copy_(param)
             self.version.value += 1
 
     def pull(self, model: nn.Module) -> int:
         """Copy the newest weights into `model`; returns their version."""
         with self.lock, torch.no_grad():
-            self._copy(model, into_model=True)
+            for param, shared in self._pairs(model):
+                param.copy_(shared)
             return int(self.version.value)
