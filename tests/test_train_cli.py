@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from conftest import run_script, train
+from conftest import read_metrics, run_script, train
 
 TINY = ("frames=4000", "workers=1", "envs_per_worker=2", "algo.batch_rollouts=1")
 TINY += ("callbacks.eval.episodes=1",)
@@ -21,6 +21,15 @@ def assert_run_outputs(run_dir, env_id: str) -> None:
 def test_default_pong(run_dir):
     train(run_dir, *TINY)
     assert_run_outputs(run_dir, "ALE/Pong-v5")
+
+
+def test_no_mean_score_is_logged_before_a_game_ends(run_dir):
+    train(
+        run_dir, *TINY, "logger=csv", "trainer.log_every_n_steps=1", "callbacks.eval.at_end=false"
+    )
+    rows = read_metrics(run_dir)  # 4,000 frames: no Pong game is over yet
+    assert any("losses/total" in row for row in rows)
+    assert not any("charts/mean_return_100" in row for row in rows)
 
 
 @pytest.mark.slow

@@ -100,12 +100,13 @@ class ActorCriticLearner(L.LightningModule):
             "losses/entropy": losses.entropy,
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
             "charts/frames": float(self.frames + self.frames_per_batch * self.trainer.world_size),
-            "charts/mean_return_100": self.mean_return,
             "perf/skipped_updates": float(self.skipped_updates),
         }
         if self.weights is not None:
             lag = self.weights.version.value - batch["version"].float().mean()
             metrics["perf/policy_lag"] = lag
+        if self.recent_returns:  # no score before the first game ends
+            metrics["charts/mean_return_100"] = self.mean_return
         if len(batch["game_return"]):
             metrics["charts/episode_return"] = batch["game_return"].mean()
             metrics["charts/episode_length"] = batch["game_length"].float().mean()
