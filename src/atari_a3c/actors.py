@@ -51,7 +51,7 @@ class Actor:
             slot["done"][t].copy_(self.done)
             with self.autocast:
                 logits, value, (h, c) = self.model(self.obs[None], self.done[None], self.state)
-            self.state = (h.float(), c.float())
+            self.state = (h, c)
             logits = logits[0].float()
             action = torch.multinomial(logits.softmax(-1), 1).squeeze(-1)
             step = self.envs.step(action.numpy())

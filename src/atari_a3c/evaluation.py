@@ -69,7 +69,7 @@ def play_one(env, model: ActorCritic, seed: int, greedy: bool, generator) -> Gam
     while True:
         with autocast:
             logits, _, (h, c) = model(torch.as_tensor(np.asarray(obs))[None, None], first, state)
-        state, first = (h.float(), c.float()), torch.zeros_like(first)
+        state, first = (h, c), torch.zeros_like(first)
         probs = logits[0, 0].float().softmax(-1)
         action = probs.argmax() if greedy else torch.multinomial(probs, 1, generator=generator)
         obs, _, terminated, truncated, info = env.step(int(action))
