@@ -1,4 +1,4 @@
-"""The learner's own gradient step: clipping at the configured norm and skipping NaN/inf."""
+"""The learner's own gradient step: clipping, skipping NaN/inf, and advantage normalization."""
 
 import math
 
@@ -9,8 +9,8 @@ from omegaconf import OmegaConf
 from atari_a3c.module import ActorCriticLearner
 
 
-def make_learner() -> tuple[ActorCriticLearner, torch.optim.Optimizer]:
-    cfg = OmegaConf.to_container(compose("experiment=cartpole"), resolve=True)
+def make_learner(*overrides: str) -> tuple[ActorCriticLearner, torch.optim.Optimizer]:
+    cfg = OmegaConf.to_container(compose("experiment=cartpole", *overrides), resolve=True)
     learner = ActorCriticLearner(cfg, (4,), 2)
     return learner, torch.optim.Adam(learner.parameters(), fused=True)
 
@@ -36,3 +36,29 @@ def test_non_finite_gradients_skip_the_update():
     learner.configure_gradient_clipping(optimizer, 40.0)
     assert all(p.grad is None for p in learner.parameters())
     assert learner.skipped_updates == 1
+
+
+def policy_loss(learner: ActorCriticLearner, reward_scale: float) -> torch.Tensor:
+    """The policy term on a fixed CartPole-shaped batch whose rewards are scaled."""
+    g = torch.Generator().manual_seed(0)
+    steps, envs = 6, 4
+    batch = {
+        "obs": torch.randn(steps + 1, envs, 4, generator=g),
+        "done": torch.zeros(steps + 1, envs, dtype=torch.bool),
+        "action": torch.randint(0, 2, (steps, envs), generator=g),
+        "reward": reward_scale * torch.randn(steps, envs, generator=g),
+        "h0": torch.zeros(envs, 128),
+        "c0": torch.zeros(envs, 128),
+    }
+    with torch.no_grad():
+        logits, values, _ = learner.model(batch["obs"], batch["done"], (batch["h0"], batch["c0"]))
+        losses, _ = learner.losses(batch, logits, values)
+    return losses.policy
+
+
+def test_normalized_advantages_make_the_policy_loss_independent_of_reward_scale():
+    for normalize, same in [("true", True), ("false", False)]:
+        learner, _ = make_learner(f"algo.normalize_advantages={normalize}")
+        torch.nn.init.zeros_(learner.model.value.weight)  # values 0: advantages scale with rewards
+        small, large = policy_loss(learner, 1e-3), policy_loss(learner, 1.0)
+        assert torch.allclose(small, large, rtol=1e-3) == same, (normalize, small, large)

@@ -52,6 +52,7 @@ RULES: list[Rule] = [
     ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
     ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
+    ("algo.normalize_advantages", lambda v: isinstance(v, bool), "true or false"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.episodes", _positive_int, "a positive integer"),

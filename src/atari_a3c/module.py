@@ -84,6 +84,8 @@ class ActorCriticLearner(L.LightningModule):
             advantages, targets = R.gae(
                 batch["reward"], values_t.detach(), bootstrap, discounts, algo.gae_lambda
             )
+        if algo.normalize_advantages:
+            advantages = R.normalized(advantages)
         losses = R.actor_critic_loss(
             logits_t, actions, values_t, advantages, targets, algo.entropy_coef, algo.value_coef
         )
