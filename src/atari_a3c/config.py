@@ -52,6 +52,8 @@ RULES: list[Rule] = [
     ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
     ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
+    ("algo.epochs", _positive_int, "a positive integer"),
+    ("algo.minibatches", _positive_int, "a positive integer"),
     ("algo.normalize_advantages", lambda v: isinstance(v, bool), "true or false"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
@@ -87,6 +89,12 @@ def validate(cfg: DictConfig) -> None:
     if cfg.ckpt_path and cfg.init_from:
         raise ConfigError(
             "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
+        )
+    envs = cfg.envs_per_worker * cfg.algo.batch_rollouts
+    if cfg.algo.minibatches > envs:
+        raise ConfigError(
+            f"algo.minibatches must be at most the envs in a batch ({envs}), "
+            f"got {cfg.algo.minibatches}"
         )
     env_id = cfg.env.id
     if not is_registered(str(env_id)):

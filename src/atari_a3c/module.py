@@ -101,7 +101,7 @@ class ActorCriticLearner(L.LightningModule):
             "losses/value": losses.value,
             "losses/entropy": losses.entropy,
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
-            "charts/frames": float(self.frames + self.frames_per_batch * self.trainer.world_size),
+            "charts/frames": float(self.frames + self.new_frames(batch)),
             "perf/skipped_updates": float(self.skipped_updates),
         }
         if self.weights is not None:
@@ -113,6 +113,10 @@ class ActorCriticLearner(L.LightningModule):
             metrics["charts/episode_return"] = batch["game_return"].mean()
             metrics["charts/episode_length"] = batch["game_length"].float().mean()
         self.log_dict(metrics, batch_size=batch["done"].shape[1])
+
+    def new_frames(self, batch: dict[str, Tensor]) -> int:
+        """Env frames the batch brings, counted on every rank (0 when a batch is reused)."""
+        return int(batch["steps"]) * self.cfg.env.frame_skip * self.trainer.world_size
 
     def configure_gradient_clipping(
         self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None
@@ -144,7 +148,7 @@ class ActorCriticLearner(L.LightningModule):
         self._rate_mark = (time.perf_counter(), self.frames)
 
     def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
-        self.frames += self.frames_per_batch * self.trainer.world_size  # every rank's frames
+        self.frames += self.new_frames(batch)
         if self.weights is not None:
             self.weights.publish(self.model)
         if self.global_step % self.trainer.log_every_n_steps == 0:
@@ -158,7 +162,9 @@ class ActorCriticLearner(L.LightningModule):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())
         if not self.cfg.algo.lr_decay:
             return optimizer
-        total_updates = max(1, self.cfg.frames // (self.frames_per_batch * self.trainer.world_size))
+        algo, ranks = self.cfg.algo, self.trainer.world_size
+        batches = self.cfg.frames // (self.frames_per_batch * ranks)
+        total_updates = max(1, batches * algo.epochs * algo.minibatches)
         decay = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: max(0.0, 1 - step / total_updates)
         )

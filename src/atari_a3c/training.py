@@ -137,7 +137,9 @@ def train(cfg: DictConfig) -> float:
         plugins=[AtomicCheckpointIO()],
         default_root_dir=run_dir,
     )
-    loader = DataLoader(RolloutDataset(pool, cfg.algo.batch_rollouts), batch_size=None)
+    algo = cfg.algo
+    dataset = RolloutDataset(pool, algo.batch_rollouts, algo.epochs, algo.minibatches)
+    loader = DataLoader(dataset, batch_size=None)
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
     finally:
