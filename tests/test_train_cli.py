@@ -46,6 +46,7 @@ def test_spaceinvaders_adam(run_dir):
         ("algo.unroll=0", "algo.unroll must be a positive integer"),
         ("algo.gamma=1.5", "algo.gamma must be in (0, 1]"),
         ("workers=0", "workers must be a positive integer"),
+        ("algo.minibatches=99", "algo.minibatches must be at most the envs in a batch (16)"),
         ("algo.normalize_advantages=maybe", "algo.normalize_advantages must be true or false"),
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
