@@ -1,4 +1,4 @@
-"""The learner's own gradient step: clipping, skipping NaN/inf, and advantage normalization."""
+"""The learner's own gradient step: clipping, skipping NaN/inf, advantage and value scaling."""
 
 import math
 
@@ -62,3 +62,24 @@ def test_normalized_advantages_make_the_policy_loss_independent_of_reward_scale(
         torch.nn.init.zeros_(learner.model.value.weight)  # values 0: advantages scale with rewards
         small, large = policy_loss(learner, 1e-3), policy_loss(learner, 1.0)
         assert torch.allclose(small, large, rtol=1e-3) == same, (normalize, small, large)
+
+
+def test_popart_value_loss_is_measured_in_units_of_the_return_std():
+    learner, _ = make_learner("algo.popart_rate=0.01")
+    batch_loss = {}
+    for std in (1.0, 100.0):
+        learner.model.value_std.fill_(std)
+        g = torch.Generator().manual_seed(0)
+        batch = {
+            "obs": torch.randn(5, 3, 4, generator=g),
+            "done": torch.zeros(5, 3, dtype=torch.bool),
+            "action": torch.randint(0, 2, (4, 3), generator=g),
+            "reward": std * torch.randn(4, 3, generator=g),
+            "h0": torch.zeros(3, 128),
+            "c0": torch.zeros(3, 128),
+        }
+        with torch.no_grad():
+            state = (batch["h0"], batch["c0"])
+            logits, values, _ = learner.model(batch["obs"], batch["done"], state)
+            batch_loss[std] = learner.losses(batch, logits, values)[0].value
+    torch.testing.assert_close(batch_loss[1.0], batch_loss[100.0], rtol=1e-4, atol=0)

@@ -42,6 +42,7 @@ def test_stored_rollout_state_reproduces_actor_values():
     slots = allocate_slots(2, layout)
     torch.manual_seed(0)
     learner_model = ActorCritic(spec.obs_shape, spec.num_actions, "mlp", 128)
+    learner_model.track_value_targets(torch.randn(100) * 3 - 5, 0.5)  # actors mirror the stats
     weights = SharedWeights(learner_model)
     actor = Actor(OmegaConf.create(OmegaConf.to_container(cfg)), layout, slots, weights, seed=1)
     actor.fill(0)
@@ -54,6 +55,18 @@ def test_stored_rollout_state_reproduces_actor_values():
             _, values, _ = learner_model(slot["obs"], slot["done"], (slot["h0"], slot["c0"]))
         torch.testing.assert_close(values[:-1], slot["value"], atol=1e-5, rtol=0)
     torch.testing.assert_close(slots["obs"][0, -1], slots["obs"][1, 0])  # overlap by one step
+
+
+def test_popart_tracks_target_statistics_and_keeps_the_values():
+    torch.manual_seed(0)
+    model = ActorCritic((4,), 3, "mlp", 16)
+    obs, done = torch.randn(5, 2, 4), torch.zeros(5, 2, dtype=torch.bool)
+    before = model(obs, done, model.initial_state(2))[1]
+    for _ in range(300):
+        model.track_value_targets(torch.randn(64) * 0.5 - 2, 0.05)
+    assert abs(model.value_mean.item() + 2) < 0.1
+    assert abs(model.value_std.item() - 0.5) < 0.1
+    torch.testing.assert_close(model(obs, done, model.initial_state(2))[1], before)
 
 
 def test_shared_weights_copy_without_aliasing_and_keep_layouts():

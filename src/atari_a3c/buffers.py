@@ -50,6 +50,12 @@ def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
     return slots
 
 
+def _tensors(model: nn.Module) -> Iterator[Tensor]:
+    """The parameters, then the buffers (the value statistics): everything an actor mirrors."""
+    yield from model.parameters()
+    yield from model.buffers()
+
+
 class SharedWeights:
     """The newest policy weights as one flat shared vector, guarded by a lock, with a version.
 
@@ -58,15 +64,15 @@ class SharedWeights:
     """
 
     def __init__(self, model: nn.Module):
-        self.flat = torch.zeros(sum(p.numel() for p in model.parameters())).share_memory_()
+        self.flat = torch.zeros(sum(t.numel() for t in _tensors(model))).share_memory_()
         self.version = mp.get_context("spawn").Value("q", 0, lock=False)
         self.lock = mp.get_context("spawn").Lock()
         self.publish(model)
 
     def _pairs(self, model: nn.Module) -> Iterator[tuple[Tensor, Tensor]]:
-        """Each parameter with its slice of the shared vector."""
+        """Each parameter and buffer with its slice of the shared vector."""
         start = 0
-        for param in model.parameters():
+        for param in _tensors(model):
             yield param, self.flat[start : start + param.numel()].view(param.shape)
             start += param.numel()
 

@@ -55,6 +55,7 @@ RULES: list[Rule] = [
     ("algo.epochs", _positive_int, "a positive integer"),
     ("algo.minibatches", _positive_int, "a positive integer"),
     ("algo.normalize_advantages", lambda v: isinstance(v, bool), "true or false"),
+    ("algo.popart_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.episodes", _positive_int, "a positive integer"),

@@ -12,6 +12,7 @@ from torch import Tensor, nn
 from atari_a3c.hardware import bf16_supported
 
 State = tuple[Tensor, Tensor]
+MIN_VALUE_STD = 1e-2  # floor of the PopArt scale, so near-constant returns do not blow it up
 
 
 def nature_encoder(in_channels: int) -> nn.Module:
@@ -57,7 +58,8 @@ class ActorCritic(nn.Module):
     Image observations are uint8 `[stack, H, W]` (or `[stack, H, W, 3]` for RGB); vector
     observations are float. `done[t]` marks that `obs[t]` starts a new episode: the LSTM state
     is zeroed there before the step, and at every step when `recurrent` is false (an ablation
-    that keeps the architecture but removes its memory).
+    that keeps the architecture but removes its memory). The value head's output is scaled by
+    `value_std` and shifted by `value_mean` (PopArt statistics; 1 and 0 unless tracked).
     """
 
     def __init__(
@@ -83,6 +85,8 @@ class ActorCritic(nn.Module):
         self.core = nn.LSTMCell(features, hidden_size)
         self.policy = nn.Linear(hidden_size, num_actions)
         self.value = nn.Linear(hidden_size, 1)
+        self.register_buffer("value_mean", torch.zeros(()))
+        self.register_buffer("value_std", torch.ones(()))
         self._init_weights()
 
     def _init_weights(self) -> None:
@@ -125,7 +129,23 @@ class ActorCritic(nn.Module):
             h, c = lstm_step(gates_in[t], h * keep[t], c * keep[t], weight_hh, core.bias_hh)
             outputs.append(h)
         hidden = torch.stack(outputs)
-        return self.policy(hidden), self.value(hidden).squeeze(-1), (h, c)
+        values = self.value(hidden).squeeze(-1) * self.value_std + self.value_mean
+        return self.policy(hidden), values, (h, c)
+
+    @torch.no_grad()
+    def track_value_targets(self, targets: Tensor, rate: float) -> None:
+        """PopArt (van Hasselt et al. 2016): move the value statistics towards `targets`' mean
+        and std, rescaling the value head so that its outputs stay the same.
+
+        The head then only learns returns relative to their running mean, instead of every
+        trunk unit being pushed the same way while the mean return drifts (which kills ReLUs).
+        """
+        old_mean, old_std = self.value_mean.clone(), self.value_std.clone()
+        second = (old_std**2 + old_mean**2).lerp(targets.pow(2).mean(), rate)
+        self.value_mean.lerp_(targets.mean(), rate)
+        self.value_std.copy_((second - self.value_mean**2).clamp(min=MIN_VALUE_STD**2).sqrt())
+        self.value.weight.mul_(old_std / self.value_std)
+        self.value.bias.mul_(old_std).add_(old_mean - self.value_mean).div_(self.value_std)
 
 
 def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh: Tensor) -> State:

@@ -46,6 +46,7 @@ class ActorCriticLearner(L.LightningModule):
         num_envs = self.cfg.envs_per_worker * algo.batch_rollouts
         self.frames_per_batch = algo.unroll * num_envs * self.cfg.env.frame_skip
         self._rate_mark = (time.perf_counter(), 0)
+        self.value_targets = torch.zeros(0)  # the last update's, for the PopArt statistics
 
     @property
     def mean_return(self) -> float:
@@ -58,7 +59,9 @@ class ActorCriticLearner(L.LightningModule):
         self.log_step(batch, losses, targets, values[:-1].float())
         if not torch.isfinite(losses.total):
             self.skip_update("loss")
+            self.value_targets = targets[:0]
             return None  # Lightning skips backward and the optimizer step
+        self.value_targets = targets.detach()
         return losses.total
 
     def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
@@ -86,8 +89,15 @@ class ActorCriticLearner(L.LightningModule):
             )
         if algo.normalize_advantages:
             advantages = R.normalized(advantages)
+        mean, std = self.model.value_mean, self.model.value_std  # identity unless PopArt is on
         losses = R.actor_critic_loss(
-            logits_t, actions, values_t, advantages, targets, algo.entropy_coef, algo.value_coef
+            logits_t,
+            actions,
+            (values_t - mean) / std,
+            advantages,
+            (targets - mean) / std,
+            algo.entropy_coef,
+            algo.value_coef,
         )
         return losses, targets
 
@@ -149,6 +159,8 @@ class ActorCriticLearner(L.LightningModule):
 
     def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
         self.frames += self.new_frames(batch)
+        if self.cfg.algo.popart_rate and self.value_targets.numel():
+            self.model.track_value_targets(self.value_targets, self.cfg.algo.popart_rate)
         if self.weights is not None:
             self.weights.publish(self.model)
         if self.global_step % self.trainer.log_every_n_steps == 0:
