@@ -69,6 +69,16 @@ def test_popart_tracks_target_statistics_and_keeps_the_values():
     torch.testing.assert_close(model(obs, done, model.initial_state(2))[1], before)
 
 
+def test_weights_saved_before_popart_load_with_neutral_statistics():
+    saved = ActorCritic((4,), 3, "mlp", 16)
+    saved.track_value_targets(torch.full((8,), 5.0), 0.5)
+    old_weights = {k: v for k, v in saved.state_dict().items() if not k.startswith("value_")}
+    model = ActorCritic((4,), 3, "mlp", 16)
+    model.load_state_dict(old_weights)  # strict: every other key must still match
+    assert (model.value_mean.item(), model.value_std.item()) == (0.0, 1.0)
+    torch.testing.assert_close(model.value.weight, saved.value.weight)
+
+
 def test_shared_weights_copy_without_aliasing_and_keep_layouts():
     learner, actor = (
         ActorCritic((4, 84, 84), 6, "nature", 32),

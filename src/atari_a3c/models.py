@@ -132,6 +132,12 @@ class ActorCritic(nn.Module):
         values = self.value(hidden).squeeze(-1) * self.value_std + self.value_mean
         return self.policy(hidden), values, (h, c)
 
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs) -> None:
+        """Checkpoints saved before PopArt have no value statistics: they load as 0 and 1."""
+        state_dict.setdefault(prefix + "value_mean", torch.zeros(()))
+        state_dict.setdefault(prefix + "value_std", torch.ones(()))
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
     @torch.no_grad()
     def track_value_targets(self, targets: Tensor, rate: float) -> None:
         """PopArt (van Hasselt et al. 2016): move the value statistics towards `targets`' mean
