@@ -61,12 +61,15 @@ def test_popart_tracks_target_statistics_and_keeps_the_values():
     torch.manual_seed(0)
     model = ActorCritic((4,), 3, "mlp", 16)
     obs, done = torch.randn(5, 2, 4), torch.zeros(5, 2, dtype=torch.bool)
-    before = model(obs, done, model.initial_state(2))[1]
+    untrained = model(obs, done, model.initial_state(2))[1]
+    model.track_value_targets(torch.full((64,), 5.0), 0.05)  # the first targets set the mean
+    after_first = model(obs, done, model.initial_state(2))[1]
+    torch.testing.assert_close(after_first, untrained * model.value_std + 5.0)
     for _ in range(300):
         model.track_value_targets(torch.randn(64) * 0.5 - 2, 0.05)
     assert abs(model.value_mean.item() + 2) < 0.1
     assert abs(model.value_std.item() - 0.5) < 0.1
-    torch.testing.assert_close(model(obs, done, model.initial_state(2))[1], before)
+    torch.testing.assert_close(model(obs, done, model.initial_state(2))[1], after_first)
 
 
 def test_weights_saved_before_popart_load_with_neutral_statistics():

@@ -87,6 +87,7 @@ class ActorCritic(nn.Module):
         self.value = nn.Linear(hidden_size, 1)
         self.register_buffer("value_mean", torch.zeros(()))
         self.register_buffer("value_std", torch.ones(()))
+        self.register_buffer("value_updates", torch.zeros((), dtype=torch.int64))
         self._init_weights()
 
     def _init_weights(self) -> None:
@@ -136,6 +137,7 @@ class ActorCritic(nn.Module):
         """Checkpoints saved before PopArt have no value statistics: they load as 0 and 1."""
         state_dict.setdefault(prefix + "value_mean", torch.zeros(()))
         state_dict.setdefault(prefix + "value_std", torch.ones(()))
+        state_dict.setdefault(prefix + "value_updates", torch.zeros((), dtype=torch.int64))
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     @torch.no_grad()
@@ -145,11 +147,17 @@ class ActorCritic(nn.Module):
 
         The head then only learns returns relative to their running mean, instead of every
         trunk unit being pushed the same way while the mean return drifts (which kills ReLUs).
+        The first updates average exactly (step size 1/n until that falls below `rate`), and the
+        first one keeps nothing of the untrained head: values start at the targets' mean.
         """
+        self.value_updates += 1
+        rate = max(rate, 1.0 / float(self.value_updates))
         old_mean, old_std = self.value_mean.clone(), self.value_std.clone()
         second = (old_std**2 + old_mean**2).lerp(targets.pow(2).mean(), rate)
         self.value_mean.lerp_(targets.mean(), rate)
         self.value_std.copy_((second - self.value_mean**2).clamp(min=MIN_VALUE_STD**2).sqrt())
+        if self.value_updates == 1:
+            return
         self.value.weight.mul_(old_std / self.value_std)
         self.value.bias.mul_(old_std).add_(old_mean - self.value_mean).div_(self.value_std)
 
