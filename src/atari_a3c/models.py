@@ -147,17 +147,17 @@ class ActorCritic(nn.Module):
 
         The head then only learns returns relative to their running mean, instead of every
         trunk unit being pushed the same way while the mean return drifts (which kills ReLUs).
-        The first updates average exactly (step size 1/n until that falls below `rate`), and the
-        first one keeps nothing of the untrained head: values start at the targets' mean.
+        The first update only sets the mean, keeping nothing of the untrained head: values start
+        at the targets' mean, and the std (whose first estimate is poor) moves from 1 by `rate`.
         """
         self.value_updates += 1
-        rate = max(rate, 1.0 / float(self.value_updates))
+        if self.value_updates == 1:
+            self.value_mean.copy_(targets.mean())
+            return
         old_mean, old_std = self.value_mean.clone(), self.value_std.clone()
         second = (old_std**2 + old_mean**2).lerp(targets.pow(2).mean(), rate)
         self.value_mean.lerp_(targets.mean(), rate)
         self.value_std.copy_((second - self.value_mean**2).clamp(min=MIN_VALUE_STD**2).sqrt())
-        if self.value_updates == 1:
-            return
         self.value.weight.mul_(old_std / self.value_std)
         self.value.bias.mul_(old_std).add_(old_mean - self.value_mean).div_(self.value_std)
 
