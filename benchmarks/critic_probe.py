@@ -7,6 +7,7 @@ are dead (zero on every one of 512 held-out frames). Variants isolate one cause 
 
     python benchmarks/critic_probe.py --precision bf16 --variant none
     python benchmarks/critic_probe.py --precision bf16 --variant value_bias  # head starts at mean
+    python benchmarks/critic_probe.py --precision bf16 --variant obs_mean  # popart + input mean
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from omegaconf import OmegaConf
 from atari_a3c.models import build_model
 
 ENVS, STEPS, TAIL, GAMMA, BATCH = 16, 2500, 400, 0.99, 320
-VARIANTS = ("none", "value_bias", "layer_norm", "no_lstm", "warmup", "popart")
+VARIANTS = ("none", "value_bias", "layer_norm", "no_lstm", "warmup", "popart", "obs_mean")
 
 
 def collect(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +75,8 @@ def main() -> None:
         model.encoder = torch.nn.Sequential(
             *model.encoder[:-1], torch.nn.LayerNorm(512), torch.nn.ReLU()
         )
+    if args.variant == "obs_mean":  # the inputs' mean frame is subtracted (algo.obs_mean_rate)
+        model.track_observations(train_obs[::16], 1.0)
     if args.variant == "value_bias":
         torch.nn.init.constant_(model.value.bias, float(train_ret.mean()))
     autocast = contextlib.nullcontext()
@@ -97,7 +100,7 @@ def main() -> None:
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        if args.variant == "popart":
+        if args.variant in ("popart", "obs_mean"):
             model.track_value_targets(train_ret[index], 0.01)
         if args.variant == "warmup":
             optimizer.param_groups[0]["lr"] = args.lr * min(1.0, step / 300)
@@ -109,9 +112,11 @@ def main() -> None:
                 features = model.encoder(model._prepare(test_obs[:512].clone())).float()
             explained = 1 - (test_ret - test).var() / test_ret.var()
             dead = ((features > 0).sum(0) == 0).float().mean()
+            spread = features.std(0).mean() / features.mean()
             print(
                 f"{args.variant} {args.precision} step {step}: explained variance {explained:.3f}, "
-                f"dead units {dead:.2f}, value mean {float(mean):.2f}",
+                f"dead units {dead:.2f}, value mean {float(mean):.2f}, "
+                f"feature spread over states / mean {spread:.3f}",
                 flush=True,
             )
 

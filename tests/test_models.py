@@ -1,5 +1,7 @@
 """LSTM state handling: resets exactly at episode starts; stored rollout states replay exactly."""
 
+import copy
+
 import torch
 from conftest import compose
 from omegaconf import OmegaConf
@@ -57,6 +59,24 @@ def test_stored_rollout_state_reproduces_actor_values():
     torch.testing.assert_close(slots["obs"][0, -1], slots["obs"][1, 0])  # overlap by one step
 
 
+def test_layer_norm_makes_the_core_blind_to_the_features_scale():
+    """Features that grow 50x (as Pong's did, saturating the LSTM) change nothing behind a norm."""
+    obs = torch.randint(0, 256, (1, 16, 4, 84, 84), generator=torch.Generator().manual_seed(0))
+    obs, done = obs.to(torch.uint8), torch.ones(1, 16, dtype=torch.bool)
+    changes = {}
+    for layer_norm in (False, True):
+        torch.manual_seed(0)
+        model = ActorCritic((4, 84, 84), 6, "nature", 512, layer_norm=layer_norm)
+        with torch.no_grad():
+            _, before, _ = model(obs, done, model.initial_state(16))
+            model.encoder[-2].weight.mul_(50)  # the 512-unit layer, before its ReLU
+            model.encoder[-2].bias.mul_(50)
+            _, after, _ = model(obs, done, model.initial_state(16))
+        changes[layer_norm] = (after - before).abs().max()
+    assert changes[True] < 1e-4
+    assert changes[False] > 0.1, "without the norm the values must depend on the scale"
+
+
 def test_popart_tracks_target_statistics_and_keeps_the_values():
     torch.manual_seed(0)
     model = ActorCritic((4,), 3, "mlp", 16)
@@ -72,13 +92,36 @@ def test_popart_tracks_target_statistics_and_keeps_the_values():
     torch.testing.assert_close(model(obs, done, model.initial_state(2))[1], after_first)
 
 
-def test_weights_saved_before_popart_load_with_neutral_statistics():
+def test_observation_mean_is_set_then_tracked_and_subtracted():
+    torch.manual_seed(0)
+    model = ActorCritic((4,), 3, "mlp", 16)
+    plain = copy.deepcopy(model)
+    model.track_observations(torch.full((8, 4), 3.0), 0.1)  # the first batch sets the mean
+    torch.testing.assert_close(model.obs_mean, torch.full((4,), 3.0))
+    model.track_observations(torch.full((8, 4), 13.0), 0.1)
+    torch.testing.assert_close(model.obs_mean, torch.full((4,), 4.0))
+    obs, done = torch.randn(5, 2, 4), torch.zeros(5, 2, dtype=torch.bool)
+    given = obs.clone()
+    values = model(obs, done, model.initial_state(2))[1]
+    assert torch.equal(obs, given), "the caller's observations must not change"
+    torch.testing.assert_close(values, plain(obs - 4.0, done, plain.initial_state(2))[1])
+    image = ActorCritic((4, 84, 84), 6, "nature", 32)
+    frames = torch.randint(0, 256, (8, 4, 84, 84), dtype=torch.uint8)
+    image.track_observations(frames, 0.1)
+    torch.testing.assert_close(image.obs_mean, frames.float().mean(0) / 255)
+
+
+def test_weights_saved_before_the_statistics_load_with_neutral_ones():
     saved = ActorCritic((4,), 3, "mlp", 16)
     saved.track_value_targets(torch.full((8,), 5.0), 0.5)
-    old_weights = {k: v for k, v in saved.state_dict().items() if not k.startswith("value_")}
+    saved.track_observations(torch.ones(8, 4), 0.5)
+    old_weights = {
+        k: v for k, v in saved.state_dict().items() if not k.startswith(("value_", "obs_"))
+    }
     model = ActorCritic((4,), 3, "mlp", 16)
     model.load_state_dict(old_weights)  # strict: every other key must still match
     assert (model.value_mean.item(), model.value_std.item()) == (0.0, 1.0)
+    assert not model.obs_mean.any()
     torch.testing.assert_close(model.value.weight, saved.value.weight)
 
 

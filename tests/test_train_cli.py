@@ -49,6 +49,8 @@ def test_spaceinvaders_adam(run_dir):
         ("algo.minibatches=99", "algo.minibatches must be at most the envs in a batch (16)"),
         ("algo.normalize_advantages=maybe", "algo.normalize_advantages must be true or false"),
         ("algo.popart_rate=1", "algo.popart_rate must be in [0, 1)"),
+        ("model.layer_norm=2", "model.layer_norm must be true or false"),
+        ("algo.obs_mean_rate=-0.1", "algo.obs_mean_rate must be in [0, 1)"),
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),

@@ -56,6 +56,7 @@ RULES: list[Rule] = [
     ("algo.minibatches", _positive_int, "a positive integer"),
     ("algo.normalize_advantages", lambda v: isinstance(v, bool), "true or false"),
     ("algo.popart_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("algo.obs_mean_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
     ("callbacks.eval.episodes", _positive_int, "a positive integer"),
@@ -65,6 +66,8 @@ RULES: list[Rule] = [
     ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", _positive_int, "a positive integer"),
+    # None: a checkpoint saved before the option existed
+    ("model.layer_norm", lambda v: v is None or isinstance(v, bool), "true or false"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
     ("env.frame_skip", _positive_int, "a positive integer"),
 ]

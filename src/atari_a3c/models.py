@@ -59,7 +59,10 @@ class ActorCritic(nn.Module):
     observations are float. `done[t]` marks that `obs[t]` starts a new episode: the LSTM state
     is zeroed there before the step, and at every step when `recurrent` is false (an ablation
     that keeps the architecture but removes its memory). The value head's output is scaled by
-    `value_std` and shifted by `value_mean` (PopArt statistics; 1 and 0 unless tracked).
+    `value_std` and shifted by `value_mean` (PopArt statistics; 1 and 0 unless tracked), and
+    the inputs are shifted by `obs_mean` (0 unless tracked). `layer_norm` normalizes the
+    encoder's features before the LSTM, so their scale cannot drift into the region where its
+    gates saturate.
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class ActorCritic(nn.Module):
         encoder: str,
         hidden_size: int,
         recurrent: bool = True,
+        layer_norm: bool = False,
     ):
         super().__init__()
         self.recurrent = recurrent
@@ -80,8 +84,12 @@ class ActorCritic(nn.Module):
             channels = obs_shape[0] * (obs_shape[3] if len(obs_shape) == 4 else 1)
             make = nature_encoder if encoder == "nature" else a3c_encoder
             self.encoder = make(channels)
+        input_shape = self._scale(torch.zeros(1, *obs_shape)).shape[1:]
+        self.register_buffer("obs_mean", torch.zeros(input_shape))
+        self.register_buffer("obs_updates", torch.zeros((), dtype=torch.int64))
         with torch.no_grad():
             features = self.encoder(self._prepare(torch.zeros(1, *obs_shape))).shape[-1]
+        self.norm = nn.LayerNorm(features) if layer_norm else nn.Identity()
         self.core = nn.LSTMCell(features, hidden_size)
         self.policy = nn.Linear(hidden_size, num_actions)
         self.value = nn.Linear(hidden_size, 1)
@@ -108,18 +116,22 @@ class ActorCritic(nn.Module):
         zeros = torch.zeros(batch, self.hidden_size)
         return zeros, zeros.clone()
 
-    def _prepare(self, obs: Tensor) -> Tensor:
-        """`[N, *obs_shape]` -> float input: RGB stacks folded into channels, pixels in [0, 1]."""
+    def _scale(self, obs: Tensor) -> Tensor:
+        """`[N, *obs_shape]` -> float: RGB stacks folded into channels, pixels in [0, 1]."""
         if not self.is_image:
             return obs.flatten(1).float()
         if obs.dim() == 5:
             obs = obs.permute(0, 1, 4, 2, 3).flatten(1, 2)
         return obs.float().div_(255.0)
 
+    def _prepare(self, obs: Tensor) -> Tensor:
+        """The encoder's input: scaled observations minus their running mean (0 unless tracked)."""
+        return self._scale(obs) - self.obs_mean
+
     def forward(self, obs: Tensor, done: Tensor, state: State) -> tuple[Tensor, Tensor, State]:
         """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
         steps, batch = done.shape
-        features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
+        features = self.norm(self.encoder(self._prepare(obs.flatten(0, 1)))).view(steps, batch, -1)
         keep = (~done & self.recurrent).unsqueeze(-1).float()
         core = self.core
         gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
@@ -134,10 +146,12 @@ class ActorCritic(nn.Module):
         return self.policy(hidden), values, (h, c)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs) -> None:
-        """Checkpoints saved before PopArt have no value statistics: they load as 0 and 1."""
+        """Checkpoints saved before PopArt or the observation mean load with neutral statistics."""
         state_dict.setdefault(prefix + "value_mean", torch.zeros(()))
         state_dict.setdefault(prefix + "value_std", torch.ones(()))
         state_dict.setdefault(prefix + "value_updates", torch.zeros((), dtype=torch.int64))
+        state_dict.setdefault(prefix + "obs_mean", torch.zeros_like(self.obs_mean))
+        state_dict.setdefault(prefix + "obs_updates", torch.zeros((), dtype=torch.int64))
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     @torch.no_grad()
@@ -161,6 +175,17 @@ class ActorCritic(nn.Module):
         self.value.weight.mul_(old_std / self.value_std)
         self.value.bias.mul_(old_std).add_(old_mean - self.value_mean).div_(self.value_std)
 
+    @torch.no_grad()
+    def track_observations(self, obs: Tensor, rate: float) -> None:
+        """Move the mean subtracted from the inputs towards that of `obs` `[N, *obs_shape]`.
+
+        Atari frames are mostly a constant background: without this, it dominates every
+        feature and the encoder's units barely tell states apart. The first call sets the mean.
+        """
+        mean = self._scale(obs).mean(0)
+        self.obs_updates += 1
+        self.obs_mean.lerp_(mean, 1.0 if self.obs_updates == 1 else rate)
+
 
 def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh: Tensor) -> State:
     """One `nn.LSTMCell` step given its input projection; the state is kept in float32."""
@@ -179,5 +204,11 @@ def inference_context(model: ActorCritic):
 
 
 def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> ActorCritic:
-    recurrent = model_cfg.get("recurrent", True)
-    return ActorCritic(obs_shape, num_actions, model_cfg.encoder, model_cfg.hidden_size, recurrent)
+    return ActorCritic(
+        obs_shape,
+        num_actions,
+        model_cfg.encoder,
+        model_cfg.hidden_size,
+        recurrent=model_cfg.get("recurrent", True),
+        layer_norm=model_cfg.get("layer_norm", False),
+    )

@@ -53,6 +53,8 @@ class ActorCriticLearner(L.LightningModule):
         return sum(self.recent_returns) / len(self.recent_returns) if self.recent_returns else 0.0
 
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
+        if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
+            self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
         state = (batch["h0"], batch["c0"])
         logits, values, _ = self.model(batch["obs"], batch["done"], state)
         losses, targets = self.losses(batch, logits.float(), values.float())
