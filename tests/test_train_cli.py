@@ -23,6 +23,15 @@ def test_default_pong(run_dir):
     assert_run_outputs(run_dir, "ALE/Pong-v5")
 
 
+def test_pong_fast_learner_tracks_the_mean_frame_and_value_statistics(run_dir):
+    train(run_dir, "experiment=pong_fast", *TINY, "logger=csv", "callbacks.eval.at_end=false")
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    weights, updates = checkpoint["state_dict"], checkpoint["atari_a3c"]["updates"]
+    assert weights["model.obs_updates"] == weights["model.value_updates"] == updates > 0
+    newest_frame = weights["model.obs_mean"][-1]  # older stack slots still hold reset frames
+    assert abs(newest_frame.flatten().mode().values - 87 / 255) < 0.02  # Pong's gray background
+
+
 def test_no_mean_score_is_logged_before_a_game_ends(run_dir):
     train(
         run_dir, *TINY, "logger=csv", "trainer.log_every_n_steps=1", "callbacks.eval.at_end=false"
