@@ -66,8 +66,7 @@ RULES: list[Rule] = [
     ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", _positive_int, "a positive integer"),
-    # None: a checkpoint saved before the option existed
-    ("model.layer_norm", lambda v: v is None or isinstance(v, bool), "true or false"),
+    ("model.layer_norm", lambda v: isinstance(v, bool), "true or false"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
     ("env.frame_skip", _positive_int, "a positive integer"),
 ]
@@ -100,6 +99,12 @@ def validate(cfg: DictConfig) -> None:
             f"algo.minibatches must be at most the envs in a batch ({envs}), "
             f"got {cfg.algo.minibatches}"
         )
+    validate_env(cfg)
+
+
+def validate_env(cfg: DictConfig) -> None:
+    """The env checks alone: what a stored training config needs when played on another game
+    (its training keys may predate options added since, and were checked when it trained)."""
     env_id = cfg.env.id
     if not is_registered(str(env_id)):
         close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)

@@ -11,7 +11,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint
-from atari_a3c.config import ConfigError, validate
+from atari_a3c.config import ConfigError, validate_env
 from atari_a3c.envs import env_spec
 from atari_a3c.evaluation import Game, as_rows, play, policy_from_checkpoint, summarize
 from atari_a3c.video import first_video_to_gif, log_videos_to_wandb
@@ -43,7 +43,7 @@ def check_request(cfg: DictConfig) -> tuple[dict, DictConfig]:
     train_cfg = OmegaConf.create(checkpoint[KEY]["config"])
     if cfg.env:
         train_cfg.env.id = env_id_for(str(cfg.env))
-        validate(train_cfg)
+        validate_env(train_cfg)
         spec = env_spec(train_cfg)
         check_compatible(checkpoint, train_cfg.env.id, spec.obs_shape, spec.num_actions)
     return checkpoint, train_cfg
