@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 BF16_FLAGS = {"amx_bf16", "avx512_bf16"}
@@ -30,3 +31,22 @@ def resolve_precision(precision: str) -> str:
     if precision != "auto":
         return precision
     return "bf16-mixed" if bf16_supported() else "32-true"
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity mask, so `taskset` is respected)."""
+    return len(os.sched_getaffinity(0))
+
+
+def actor_layout(num_cores: int) -> tuple[int, int]:
+    """(actor processes, emulator threads each): one actor per 4 cores, two emulator threads.
+
+    On 2 cores one actor stepping all its envs on two threads, beside a one-thread learner, is
+    the fastest layout measured (BENCHMARKS.md).
+    """
+    return max(1, num_cores // 4), min(2, num_cores)
+
+
+def learner_threads(num_cores: int, workers: int, env_threads: int) -> int:
+    """The cores the actors' emulator threads leave free, at least one."""
+    return max(1, num_cores - workers * env_threads)

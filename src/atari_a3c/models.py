@@ -196,15 +196,15 @@ def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh
 
 
 def inference_context(model: ActorCritic):
-    """bf16 autocast (and channels_last) for conv policies on CPUs that do bf16 natively."""
+    """bf16 autocast for conv policies on CPUs that do bf16 natively; fp32 elsewhere."""
     if not (model.is_image and bf16_supported()):
         return nullcontext()
-    model.to(memory_format=torch.channels_last)
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> ActorCritic:
-    return ActorCritic(
+    """The configured ActorCritic; conv nets in channels_last, the faster layout on every CPU."""
+    model = ActorCritic(
         obs_shape,
         num_actions,
         model_cfg.encoder,
@@ -212,3 +212,6 @@ def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> Acto
         recurrent=model_cfg.get("recurrent", True),
         layer_norm=model_cfg.get("layer_norm", False),
     )
+    if model.is_image:
+        model.to(memory_format=torch.channels_last)
+    return model

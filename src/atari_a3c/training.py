@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from atari_a3c.config import ConfigError, validate
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
 from atari_a3c.evaluation import policy_from_checkpoint
-from atari_a3c.hardware import resolve_precision
+from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
 from atari_a3c.module import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.shutdown import GracefulShutdown
@@ -40,6 +39,17 @@ def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
             f"model.encoder={cfg.model.encoder} does not take {kind} observations "
             f"{spec.obs_shape} from {cfg.env.id}; use model={fit}"
         )
+
+
+def size_from_cores(cfg: DictConfig) -> None:
+    """Fill the layout keys left null (actors, emulator threads, learner threads) from the cores."""
+    workers, env_threads = actor_layout(cores())
+    if cfg.workers is None:
+        cfg.workers = workers
+    if "env_threads" in cfg.env and cfg.env.env_threads is None:
+        cfg.env.env_threads = env_threads
+    if not cfg.learner_threads:
+        cfg.learner_threads = learner_threads(cores(), cfg.workers, cfg.env.get("env_threads", 1))
 
 
 def make_logger(cfg: DictConfig, wandb_id: str | None):
@@ -77,6 +87,7 @@ def check(cfg: DictConfig, overrides: list[str]):
     and the checkpoints loaded.
     """
     cfg, overrides = resume_config(cfg, overrides)
+    size_from_cores(cfg)
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
@@ -116,7 +127,7 @@ def train(cfg: DictConfig) -> float:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
-    torch.set_num_threads(cfg.learner_threads or max(1, (os.cpu_count() or 1) - cfg.workers))
+    torch.set_num_threads(cfg.learner_threads)
     learner = build_learner(cfg, spec, checkpoints, overrides)
     pool = build_pool(cfg, spec, learner)
     shutdown = GracefulShutdown(pool)
