@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from atari_a3c.hardware import BF16_FLAGS, cpu_flags
+from atari_a3c.hardware import BF16_FLAGS, cpu_flags, cpu_model
 
 REPO = Path(__file__).resolve().parents[2]
 PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
@@ -166,14 +166,6 @@ def peer_rates(python: str, steps: int) -> dict[str, float]:
     cmd += ["--envs", "8", "--threads", "2"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return {m[1]: float(m[2]) for m in re.finditer(r"peer=(\S+) frames_per_s=(\d+)", out)}
-
-
-def cpu_model() -> str:
-    try:
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-    except OSError:
-        return "unknown"
-    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "?")
 
 
 def ratio(a: float, b: float) -> str:

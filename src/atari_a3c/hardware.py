@@ -21,6 +21,15 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def cpu_model() -> str:
+    """The CPU's model name, as /proc/cpuinfo gives it."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "?")
+
+
 def bf16_supported() -> bool:
     """True on CPUs with native bf16 matrix units (AMX or AVX512-BF16), where autocast pays."""
     return bool(BF16_FLAGS & cpu_flags())

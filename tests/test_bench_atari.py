@@ -1,0 +1,39 @@
+"""The seven-game benchmark: trains, scores with evaluate.py, records, and skips what it has."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+TINY = ("workers=1", "envs_per_worker=2", "callbacks.eval.every_frames=2000")
+TINY += ("callbacks.eval.episodes=1", "callbacks.eval.at_end=false")
+
+
+def bench(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "atari.py"), "--games", "pong"]
+    cmd += ["--frames", "4000", "--episodes", "2", "--seeds", "3"]
+    cmd += ["--out", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def test_bench_records_a_game_then_skips_it(tmp_path):
+    first = bench(tmp_path, *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    record = json.loads((tmp_path / "records" / "pong-seed3.json").read_text())
+    assert record["command"].startswith("python train.py env=pong seed=3 frames=4000")
+    assert record["frames"] >= 4000 and record["seed"] == 3 and record["wall_clock_minutes"] > 0
+    assert record["final"]["episodes"] == 2 and -21 <= record["final"]["mean"] <= 21
+    assert record["eval_curve"] and record["eval_curve"][0]["frames"] >= 2000
+    assert "| pong | 3 |" in (tmp_path / "records" / "summary.md").read_text()
+    assert (tmp_path / "records" / "curves.png").stat().st_size > 0
+    again = bench(tmp_path, *TINY)
+    assert again.returncode == 0 and "record exists, skipped" in again.stdout
+
+
+def test_bench_refuses_an_unknown_game(tmp_path):
+    result = bench(tmp_path, "--games", "pongg")
+    assert result.returncode == 2 and "unknown game(s) pongg" in result.stderr
