@@ -19,11 +19,19 @@ CARTPOLE = ("experiment=cartpole", "logger=csv", "callbacks.eval.at_end=false")
 CARTPOLE += ("callbacks.eval.every_frames=100000000",)
 
 
-def start(run_dir: Path, *overrides: str, marker: Path | None = None) -> subprocess.Popen:
+def start(
+    run_dir: Path, *overrides: str, marker: Path | None = None, new_group: bool = False
+) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(TESTS), "FAULT_MARKER": str(marker or "")}
     args = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *overrides]
     return subprocess.Popen(
-        args, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        args,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=new_group,
     )
 
 
@@ -102,27 +110,60 @@ def test_second_ctrl_c_exits_at_once_without_orphans(run_dir):
     process = start(run_dir, *CARTPOLE, "frames=10000000")
     wait_for_training(run_dir, process)
     pids = actor_pids(process.pid)
+    sent = time.time()
     process.send_signal(signal.SIGINT)
     process.send_signal(signal.SIGINT)
-    process.wait(timeout=15)
+    assert process.wait(timeout=15) == 130
+    assert time.time() - sent < 5
     time.sleep(1)
     assert alive(pids) == []
 
 
-def test_kill_at_any_moment_leaves_a_loadable_checkpoint(run_dir):
-    for _ in range(3):
+def test_sigterm_to_the_process_group_respawns_nothing(run_dir):
+    process = start(run_dir, *CARTPOLE, "frames=10000000", new_group=True)
+    wait_for_training(run_dir, process)
+    pids = actor_pids(process.pid)
+    os.killpg(process.pid, signal.SIGTERM)
+    assert process.wait(timeout=15) == 143
+    time.sleep(1)
+    assert alive(pids) == [] and psutil.Process().children(recursive=True) == []
+    assert "failed" not in (run_dir / "train.log").read_text()
+
+
+def test_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
+    rng = random.Random(0)
+    for attempt in range(3):
+        run_dir = tmp_path / f"run{attempt}"
         process = start(
             run_dir, *CARTPOLE, "frames=10000000", "callbacks.checkpoint_every_frames=640"
         )
         last = run_dir / "checkpoints" / "last.ckpt"
         wait_for_training(run_dir, process)
-        time.sleep(random.uniform(0.5, 2.0))
+        time.sleep(rng.uniform(0.5, 2.0))
         pids = actor_pids(process.pid)
         process.kill()
         process.wait()
         torch.load(last, weights_only=True)
         for pid in alive(pids):
-            psutil.Process(pid).wait(timeout=10)  # actors leave when their parent is gone
+            psutil.Process(pid).wait(timeout=10)  # actors die with their parent
+
+
+def test_dead_evaluation_process_is_one_warning(run_dir):
+    evals = ("callbacks.eval.every_frames=20000", "callbacks.eval.episodes=200")
+    process = start(run_dir, *CARTPOLE, *evals, "frames=60000")
+    wait_for_training(run_dir, process)
+    actors = set(actor_pids(process.pid))
+    deadline = time.time() + 60
+    while not (evaluators := set(actor_pids(process.pid)) - actors) and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(evaluators.pop(), signal.SIGKILL)
+    assert process.wait(timeout=300) == 0, process.stderr.read()
+    assert (
+        "evaluation process died (exit code -9); training goes on"
+        in (run_dir / "train.log").read_text()
+    )
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    assert [frames for frames, _ in checkpoint["atari_a3c"]["eval_history"]][0] >= 40000
 
 
 def test_resume_continues_counters_budget_and_wandb_run(run_dir):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import sys
 import time
 from collections import deque
@@ -16,6 +15,7 @@ import torch.multiprocessing as mp
 from omegaconf import OmegaConf
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots, allocate_slots
+from atari_a3c.child_process import become_child
 from atari_a3c.config import TrainingStopped
 from atari_a3c.envs import TrainingEnvs
 from atari_a3c.models import State, build_model, inference_context
@@ -40,8 +40,8 @@ class Actor:
     @torch.no_grad()
     def fill(self, index: int) -> None:
         """Write `unroll` steps into slot `index`; its last obs starts the next rollout."""
-        if self.weights.version.value != self.version:
-            self.version = self.weights.pull(self.model)
+        if self.weights.version != self.version:
+            self.version = self.weights.pull(self.model, self.version)
         slot = {key: tensor[index] for key, tensor in self.slots.items()}
         slot["h0"].copy_(self.state[0])
         slot["c0"].copy_(self.state[1])
@@ -77,11 +77,10 @@ def actor_main(worker: int, conn: Connection, shared: tuple, seed: int) -> None:
     `conn` as one line before exiting with code 1. Pipes, not shared queues: a killed actor can
     never leave a lock held for the others.
     """
-    cfg_dict, layout, slots, weights, heartbeat = shared
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    cfg_dict, layout, slots, weights, heartbeat, parent = shared
+    become_child(parent)
     torch.set_num_threads(1)
     torch.manual_seed(seed)
-    parent = os.getppid()
     try:
         actor = Actor(OmegaConf.create(cfg_dict), layout, slots, weights, seed)
         while os.getppid() == parent:
@@ -137,7 +136,7 @@ class ActorPool:
         seed = self.seed + worker * self.layout.num_envs + 7919 * len(self.failures[worker])
         self.heartbeat[worker] = time.time()
         ours, theirs = self.ctx.Pipe()
-        shared = (self.cfg_dict, self.layout, self.slots, self.weights, self.heartbeat)
+        shared = (self.cfg_dict, self.layout, self.slots, self.weights, self.heartbeat, os.getpid())
         process = self.ctx.Process(
             target=actor_main, args=(worker, theirs, shared, seed), name=f"actor-{worker}"
         )

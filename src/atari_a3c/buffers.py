@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -10,6 +11,7 @@ import torch
 from torch import Tensor, nn
 
 Slots = dict[str, Tensor]
+WRITER_WAIT_SECONDS = 0.0005
 
 
 @dataclass(frozen=True)
@@ -57,17 +59,24 @@ def _tensors(model: nn.Module) -> Iterator[Tensor]:
 
 
 class SharedWeights:
-    """The newest policy weights as one flat shared vector, guarded by a lock, with a version.
+    """The newest policy weights as one flat shared vector behind a seqlock, with a version.
 
-    Weights are copied in and out parameter by parameter, so each side keeps its own memory
-    layout (channels_last convs) and a reader never aliases the buffer the learner writes.
+    The one writer (the learner) makes the sequence odd, copies, and makes it even again;
+    a reader copies and keeps the copy only if the sequence was even and unchanged throughout.
+    No lock is held across processes, so a process killed at any moment wedges no other one.
+    Weights are copied parameter by parameter, so each side keeps its own memory layout
+    (channels_last convs) and a reader never aliases the buffer the learner writes.
     """
 
     def __init__(self, model: nn.Module):
         self.flat = torch.zeros(sum(t.numel() for t in _tensors(model))).share_memory_()
-        self.version = mp.get_context("spawn").Value("q", 0, lock=False)
-        self.lock = mp.get_context("spawn").Lock()
+        self.sequence = mp.get_context("spawn").Value("q", 0, lock=False)
         self.publish(model)
+
+    @property
+    def version(self) -> int:
+        """How many times weights were published (a publish under way is not counted yet)."""
+        return self.sequence.value // 2
 
     def _pairs(self, model: nn.Module) -> Iterator[tuple[Tensor, Tensor]]:
         """Each parameter and buffer with its slice of the shared vector."""
@@ -76,15 +85,31 @@ class SharedWeights:
             yield param, self.flat[start : start + param.numel()].view(param.shape)
             start += param.numel()
 
+    @torch.no_grad()
     def publish(self, model: nn.Module) -> None:
-        with self.lock, torch.no_grad():
-            for param, shared in self._pairs(model):
-                shared.copy_(param)
-            self.version.value += 1
+        self.sequence.value += 1
+        for param, shared in self._pairs(model):
+            shared.copy_(param)
+        self.sequence.value += 1
 
-    def pull(self, model: nn.Module) -> int:
-        """Copy the newest weights into `model`; returns their version."""
-        with self.lock, torch.no_grad():
+    @torch.no_grad()
+    def pull(self, model: nn.Module, current: int = -1) -> int:
+        """Copy the newest weights into `model`; returns their version.
+
+        While a publish is under way (or its writer died in one), `model` keeps its weights and
+        `current`, its version, is returned: the caller tries again later. A copy that a publish
+        overlapped is done again once that publish ends, so `model` never keeps torn weights.
+        """
+        torn = False
+        while True:
+            before = self.sequence.value
+            if before % 2:
+                if not torn:
+                    return current
+                time.sleep(WRITER_WAIT_SECONDS)
+                continue
             for param, shared in self._pairs(model):
                 param.copy_(shared)
-            return int(self.version.value)
+            if self.sequence.value == before:
+                return before // 2
+            torn = True

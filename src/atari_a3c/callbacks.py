@@ -34,7 +34,8 @@ class ActorLifecycle(Callback):
 
 
 class LastCheckpoint(Callback):
-    """Writes `checkpoints/last.ckpt` and `returns.png` every `every_frames` and at the end."""
+    """Writes `checkpoints/last.ckpt` and `returns.png` every `every_frames`, when training ends
+    and once more after the final evaluations."""
 
     def __init__(self, run_dir: Path, every_frames: int):
         self.path = Path(run_dir) / "checkpoints" / "last.ckpt"
@@ -51,7 +52,10 @@ class LastCheckpoint(Callback):
             self.save(trainer, pl_module)
 
     def on_train_end(self, trainer, pl_module) -> None:
-        self.save(trainer, pl_module)
+        self.save(trainer, pl_module)  # before any final evaluation, which a signal may cut short
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        self.save(trainer, pl_module)  # again, with the scores of the final evaluations
 
     def on_exception(self, trainer, pl_module, exception) -> None:
         if isinstance(exception, ActorFailure):  # the learner itself is sound: keep its progress

@@ -117,7 +117,7 @@ class ActorCriticLearner(L.LightningModule):
             "perf/skipped_updates": float(self.skipped_updates),
         }
         if self.weights is not None:
-            lag = self.weights.version.value - batch["version"].float().mean()
+            lag = self.weights.version - batch["version"].float().mean()
             metrics["perf/policy_lag"] = lag
         if self.recent_returns:  # no score before the first game ends
             metrics["charts/mean_return_100"] = self.mean_return

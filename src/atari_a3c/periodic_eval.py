@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
-import signal
 import statistics
 from pathlib import Path
 
@@ -13,12 +13,17 @@ import torch.multiprocessing as mp
 from lightning.pytorch.callbacks import Callback
 
 from atari_a3c.checkpoint import load_checkpoint
+from atari_a3c.child_process import become_child
 from atari_a3c.evaluation import play, policy_from_checkpoint
 
+log = logging.getLogger(__name__)
 
-def evaluate_checkpoint(path: str, episodes: int, seed: int, results: mp.Queue) -> None:
+
+def evaluate_checkpoint(
+    path: str, episodes: int, seed: int, results: mp.Queue, parent: int
+) -> None:
     """Process entry: play `episodes` greedy games with the checkpoint's policy, send the scores."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    become_child(parent)
     torch.set_num_threads(1)
     cfg, model = policy_from_checkpoint(load_checkpoint(path))
     results.put([game.score for game in play(cfg, model, episodes, seed)])
@@ -77,11 +82,12 @@ class PeriodicEvaluation(Callback):
         if not trainer.is_global_zero:
             return
         self.snapshot_frames = pl_module.frames
-        args = (str(self.candidate), self.episodes, self.seed, self.results)
+        args = (str(self.candidate), self.episodes, self.seed, self.results, os.getpid())
         self.process = self.ctx.Process(target=evaluate_checkpoint, args=args, daemon=True)
         self.process.start()
 
     def _scores(self, block: bool) -> list[float] | None:
+        """The running evaluation's scores; [] if its process died, None if it is still playing."""
         while True:
             alive = self.process.is_alive()
             try:
@@ -89,7 +95,8 @@ class PeriodicEvaluation(Callback):
             except queue.Empty:
                 if not alive:
                     code = self.process.exitcode
-                    raise RuntimeError(f"evaluation process died (exit code {code})") from None
+                    log.warning("evaluation process died (exit code %s); training goes on", code)
+                    return []
                 if not block:
                     return None
 
@@ -102,6 +109,9 @@ class PeriodicEvaluation(Callback):
             return
         self.process.join()
         self.process = None
+        if not scores:
+            self.candidate.unlink(missing_ok=True)
+            return
         mean = statistics.fmean(scores)
         pl_module.eval_history.append((self.snapshot_frames, mean))
         if trainer.logger:

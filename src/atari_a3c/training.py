@@ -134,8 +134,8 @@ def train(cfg: DictConfig) -> float:
     callbacks = [
         ActorLifecycle(pool),
         shutdown,
+        LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),  # saved before any eval
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
-        LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),
         FrameProgressBar(),
     ]
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
