@@ -195,3 +195,17 @@ def test_nan_loss_is_skipped_and_counted(run_dir, tmp_path):
     process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
     assert process.wait(timeout=120) == 0, process.stderr.read()
     assert max(row.get("perf/skipped_updates", 0) for row in read_metrics(run_dir)) >= 1
+
+
+def test_fine_tuned_run_resumes(tmp_path):
+    base, tuned = tmp_path / "base", tmp_path / "tuned"
+    run_script("train.py", f"hydra.run.dir={base}", *CARTPOLE, "frames=3000", timeout=120)
+    start_from = f"init_from={base / 'checkpoints' / 'last.ckpt'}"
+    first = run_script(
+        "train.py", f"hydra.run.dir={tuned}", *CARTPOLE, start_from, "frames=3000", timeout=120
+    )
+    assert first.returncode == 0, first.stderr[-2000:]
+    last = tuned / "checkpoints" / "last.ckpt"
+    resumed = run_script("train.py", f"ckpt_path={last}", "frames=6000", timeout=120)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert torch.load(last, weights_only=True)["atari_a3c"]["frames"] >= 6000

@@ -78,3 +78,12 @@ def test_missing_plugin_message_names_the_package():
     missing = MissingConfigException("", "hydra/launcher/submitit_slurm", options=["basic"])
     expected = "needs the hydra-submitit-launcher package: pip install hydra-submitit-launcher"
     assert expected in _missing_option_message(missing)
+
+
+def test_a_diverging_job_fails_alone_and_the_sweep_goes_on(tmp_path):
+    jobs = sweep(tmp_path, "optim.lr=1e-3,1e30,1e-3", "max_nonfinite_updates=3")
+    assert len(jobs) == 3
+    for job in (jobs[0], jobs[2]):
+        meta = torch.load(job / "checkpoints" / "last.ckpt", weights_only=True)["atari_a3c"]
+        assert meta["frames"] >= 3000
+    assert "job 1 failed: 4 non-finite updates in a row" in (jobs[1] / "train.log").read_text()

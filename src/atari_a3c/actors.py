@@ -16,8 +16,8 @@ from omegaconf import OmegaConf
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots, allocate_slots
 from atari_a3c.child_process import become_child
-from atari_a3c.config import TrainingStopped
 from atari_a3c.envs import TrainingEnvs
+from atari_a3c.errors import TrainingStopped
 from atari_a3c.models import State, build_model, inference_context
 
 POLL_SECONDS = 0.5

@@ -9,9 +9,12 @@ import zipfile
 from pathlib import Path
 
 import torch
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override, OverrideType
 from lightning.pytorch.plugins.io import TorchCheckpointIO
+from omegaconf import DictConfig, OmegaConf
 
-from atari_a3c.config import ConfigError
+from atari_a3c.errors import CheckpointError
 
 KEY = "atari_a3c"
 
@@ -36,10 +39,6 @@ class AtomicCheckpointIO(TorchCheckpointIO):
             os.close(directory)
 
 
-class CheckpointError(ConfigError):
-    """A checkpoint file that is missing, unreadable, foreign or for another env."""
-
-
 def load_checkpoint(path: str | Path) -> dict:
     """The checkpoint dict, or CheckpointError with a one-line reason."""
     path = Path(path)
@@ -62,6 +61,46 @@ def load_checkpoint(path: str | Path) -> dict:
     if not isinstance(checkpoint, dict) or KEY not in checkpoint:
         raise CheckpointError(f"not a checkpoint of this project (no '{KEY}' entry): {path}")
     return checkpoint
+
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+RESERVED_KEYS = ("_target_", "_partial_", "_args_", "_recursive_", "_convert_")
+PLAIN = str | int | float | bool | type(None)
+NOT_STORED = ("init_from", "ckpt_path")  # a resumed run takes its weights from the checkpoint
+
+
+def stored_overrides(checkpoint: dict, cfg: DictConfig) -> list[str]:
+    """A checkpoint's command-line overrides, minus those that named checkpoints.
+
+    Only `key=value` with a key of `cfg` and a plain value, or `group=option` naming one of the
+    group's config files, is accepted: anything that could make Hydra instantiate code (a
+    `_target_`, an added key, an interpolation) raises CheckpointError.
+    """
+    accepted = []
+    for override in OverridesParser.create().parse_overrides(checkpoint[KEY]["overrides"]):
+        key, text = override.key_or_group, override.input_line
+        if key in NOT_STORED:
+            continue
+        if not _plain(override, cfg):
+            raise CheckpointError(f"checkpoint holds an override that is not allowed: {text!r}")
+        accepted.append(text)
+    return accepted
+
+
+def _plain(override: Override, cfg: DictConfig) -> bool:
+    key, value = override.key_or_group, override.value()
+    if override.type != OverrideType.CHANGE or override.package or override.is_sweep_override():
+        return False
+    if any(part in RESERVED_KEYS for part in key.split(".")) or "${" in override.input_line:
+        return False
+    if (CONF / key).is_dir():
+        return isinstance(value, str) and (CONF / key / f"{value}.yaml").is_file()
+    values = value if isinstance(value, list) else [value]
+    known = OmegaConf.select(cfg, key, default=_ABSENT) is not _ABSENT
+    return known and all(isinstance(v, PLAIN) for v in values)
+
+
+_ABSENT = object()
 
 
 def check_compatible(checkpoint: dict, env_id: str, obs_shape, num_actions: int) -> None:

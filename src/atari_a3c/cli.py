@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import logging
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, MissingConfigException
+from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from atari_a3c.config import ConfigError, TrainingStopped, fail
+from atari_a3c.errors import BadInput, TrainingStopped, fail
+
+log = logging.getLogger(__name__)
 
 PLUGIN_PACKAGES = {
     "hydra/launcher/submitit_local": "hydra-submitit-launcher",
@@ -57,7 +63,7 @@ def precheck(
                 check(compose(config_name, overrides=overrides), overrides)
     except MissingConfigException as error:
         fail(_missing_option_message(error))
-    except (HydraException, OmegaConfBaseException, ConfigError) as error:
+    except (HydraException, OmegaConfBaseException, BadInput) as error:
         fail(str(error).strip().splitlines()[0])
 
 
@@ -67,10 +73,18 @@ def run_dir_of(ckpt_path: str | None) -> str | None:
 
 
 def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
-    """Run a Hydra task; a bad value it finds becomes one line and exit code 2."""
+    """Run a Hydra task; a bad value it finds becomes one line and exit code 2.
+
+    Training that had to stop exits with code 1, except in a multirun: there the job is logged
+    as failed and returns NaN (a failed trial to Optuna), and the sweep goes on.
+    """
     try:
         return task(cfg)
-    except ConfigError as error:
+    except BadInput as error:
         fail(str(error))
     except TrainingStopped as error:
-        fail(str(error), code=1)
+        hydra_cfg = HydraConfig.get()
+        if hydra_cfg.mode != RunMode.MULTIRUN:
+            fail(str(error), code=1)
+        log.error("job %s failed: %s", hydra_cfg.job.num, error)
+        return math.nan

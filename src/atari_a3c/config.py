@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Callable
-from typing import NoReturn
 
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.envs import is_atari, is_registered, known_env_ids, rom_name
+from atari_a3c.errors import ConfigError
 from atari_a3c.models import ENCODERS
-
-
-class ConfigError(ValueError):
-    """A config value outside its allowed range; the message names the key."""
-
-
-class TrainingStopped(RuntimeError):
-    """Training had to stop (an actor kept failing, losses stayed non-finite); exit code 1."""
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    print(f"error: {message}", file=sys.stderr)
-    sys.exit(code)
 
 
 def _number(value) -> bool:

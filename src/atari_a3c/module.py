@@ -15,7 +15,7 @@ from torch import Tensor
 
 from atari_a3c import returns as R
 from atari_a3c.buffers import SharedWeights
-from atari_a3c.config import TrainingStopped
+from atari_a3c.errors import TrainingStopped
 from atari_a3c.models import build_model
 
 RECENT_GAMES = 100

@@ -17,10 +17,17 @@ from torch.utils.data import DataLoader
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.callbacks import ActorLifecycle, FrameProgressBar, LastCheckpoint
-from atari_a3c.checkpoint import KEY, AtomicCheckpointIO, check_compatible, load_checkpoint
-from atari_a3c.config import ConfigError, validate
+from atari_a3c.checkpoint import (
+    KEY,
+    AtomicCheckpointIO,
+    check_compatible,
+    load_checkpoint,
+    stored_overrides,
+)
+from atari_a3c.config import validate
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
+from atari_a3c.errors import ConfigError
 from atari_a3c.evaluation import policy_from_checkpoint
 from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
 from atari_a3c.module import ActorCriticLearner
@@ -74,7 +81,7 @@ def resume_config(cfg: DictConfig, overrides: list[str]) -> tuple[DictConfig, li
     """Resuming: the checkpoint's own overrides, then this command line's on top."""
     if not cfg.ckpt_path:
         return cfg, overrides
-    stored = load_checkpoint(cfg.ckpt_path)[KEY]["overrides"]
+    stored = stored_overrides(load_checkpoint(cfg.ckpt_path), cfg)
     merged = {item.split("=", 1)[0]: item for item in [*stored, *overrides]}  # later ones win
     overrides = list(merged.values())
     return compose("train", overrides=overrides), overrides

@@ -1,0 +1,27 @@
+"""The project's exceptions and how the entry points report them: one line, an exit code."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+
+class BadInput(ValueError):
+    """Something the user gave is wrong; reported in one line with exit code 2."""
+
+
+class ConfigError(BadInput):
+    """A config value outside its allowed range; the message names the key."""
+
+
+class CheckpointError(BadInput):
+    """A checkpoint file that is missing, unreadable, foreign, unsafe or for another env."""
+
+
+class TrainingStopped(RuntimeError):
+    """Training had to stop (an actor kept failing, losses stayed non-finite); exit code 1."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)

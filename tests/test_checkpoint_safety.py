@@ -1,0 +1,49 @@
+"""A checkpoint cannot run code: its stored overrides are plain values of known keys only."""
+
+import pytest
+import torch
+from conftest import compose, run_script
+
+from atari_a3c.checkpoint import KEY, stored_overrides
+from atari_a3c.errors import CheckpointError
+
+
+def crafted(*overrides: str) -> dict:
+    return {KEY: {"overrides": list(overrides)}}
+
+
+def test_plain_overrides_are_kept_and_checkpoint_paths_dropped():
+    checkpoint = crafted("env=breakout", "optim.lr=0.001", "seed=3", "init_from=/a/last.ckpt")
+    kept = stored_overrides(checkpoint, compose())
+    assert kept == ["env=breakout", "optim.lr=0.001", "seed=3"]
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "optim._target_=os.system",
+        "+optim.command=rm",
+        "logger._target_=builtins.exec",
+        "optim=../../evil",
+        "algo.gamma=${oc.env:HOME}",
+        "nonexistent.key=1",
+        "optim.lr={_target_:os.system}",
+        "~optim.lr",
+        "optim.betas=[0.9,${oc.env:HOME}]",
+    ],
+)
+def test_anything_else_is_refused(override):
+    with pytest.raises(CheckpointError, match="not allowed"):
+        stored_overrides(crafted("seed=1", override), compose())
+
+
+def test_resuming_a_crafted_checkpoint_exits_2_and_changes_nothing(tmp_path):
+    path = tmp_path / "last.ckpt"
+    torch.save(crafted("optim._target_=os.system", "optim._partial_=false"), path)
+    before = path.read_bytes()
+    result = run_script("train.py", f"ckpt_path={path}", timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: checkpoint holds an override that is not allowed: 'optim._target_=os.system'"
+    ]
+    assert path.read_bytes() == before
