@@ -12,19 +12,22 @@ from atari_a3c.actors import ActorFailure, ActorPool
 from atari_a3c.curves import plot_returns
 
 
-class ActorLifecycle(Callback):
-    """Publishes the (possibly restored) weights, then starts the actors; stops them at the end."""
+class ActorSync(Callback):
+    """The one owner of the actor pool: starts it with the learner's (possibly restored)
+    weights, publishes the weights after every update, logs policy lag and restarts, stops it."""
 
     def __init__(self, pool: ActorPool):
         self.pool = pool
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        pl_module.weights = self.pool.weights
         self.pool.weights.publish(pl_module.model)
         self.pool.start(rank=trainer.global_rank)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        pl_module.log("perf/actor_restarts", float(self.pool.restarts), batch_size=1)
+        lag = self.pool.weights.version - batch["version"].float().mean()
+        self.pool.weights.publish(pl_module.model)
+        metrics = {"perf/policy_lag": lag, "perf/actor_restarts": float(self.pool.restarts)}
+        pl_module.log_dict(metrics, batch_size=1)
 
     def on_fit_end(self, trainer, pl_module) -> None:
         self.pool.stop()

@@ -14,7 +14,6 @@ from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
 
 from atari_a3c import returns as R
-from atari_a3c.buffers import SharedWeights
 from atari_a3c.errors import TrainingStopped
 from atari_a3c.models import build_model
 
@@ -27,14 +26,13 @@ class NonFiniteTraining(TrainingStopped):
 
 
 class ActorCriticLearner(L.LightningModule):
-    """A3C (n-step/GAE) or IMPALA (V-trace) updates; publishes weights to actors after each step."""
+    """A3C (n-step/GAE) or IMPALA (V-trace) updates on rollout batches; counts their frames."""
 
     def __init__(self, cfg: dict, obs_shape: tuple[int, ...], num_actions: int):
         super().__init__()
         self.cfg: DictConfig = OmegaConf.create(cfg)
         self.obs_shape, self.num_actions = tuple(obs_shape), num_actions
         self.model = build_model(self.cfg.model, self.obs_shape, num_actions)
-        self.weights: SharedWeights | None = None
         self.overrides: list[str] = []  # the command line's overrides, for resuming
         self.frames = 0
         self.skipped_updates = 0
@@ -53,6 +51,7 @@ class ActorCriticLearner(L.LightningModule):
         return sum(self.recent_returns) / len(self.recent_returns) if self.recent_returns else 0.0
 
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
+        self.count_frames(batch)
         if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
             self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
         state = (batch["h0"], batch["c0"])
@@ -113,12 +112,9 @@ class ActorCriticLearner(L.LightningModule):
             "losses/value": losses.value,
             "losses/entropy": losses.entropy,
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
-            "charts/frames": float(self.frames + self.new_frames(batch)),
+            "charts/frames": float(self.frames),
             "perf/skipped_updates": float(self.skipped_updates),
         }
-        if self.weights is not None:
-            lag = self.weights.version - batch["version"].float().mean()
-            metrics["perf/policy_lag"] = lag
         if self.recent_returns:  # no score before the first game ends
             metrics["charts/mean_return_100"] = self.mean_return
         if len(batch["game_return"]):
@@ -159,18 +155,21 @@ class ActorCriticLearner(L.LightningModule):
     def on_train_start(self) -> None:
         self._rate_mark = (time.perf_counter(), self.frames)
 
-    def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
+    def count_frames(self, batch: dict[str, Tensor]) -> None:
+        """Add the batch's frames (before any callback looks), log the rate, stop at the budget."""
         self.frames += self.new_frames(batch)
-        if self.cfg.algo.popart_rate and self.value_targets.numel():
-            self.model.track_value_targets(self.value_targets, self.cfg.algo.popart_rate)
-        if self.weights is not None:
-            self.weights.publish(self.model)
         if self.global_step % self.trainer.log_every_n_steps == 0:
             now, frames = time.perf_counter(), self.frames
             self.log("charts/fps", (frames - self._rate_mark[1]) / (now - self._rate_mark[0]))
             self._rate_mark = (now, frames)
         if self.frames >= self.cfg.frames:
             self.trainer.should_stop = True
+
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
+        """The step, then PopArt's statistics move (rescaling the value head to match)."""
+        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
+        if self.cfg.algo.popart_rate and self.value_targets.numel():
+            self.model.track_value_targets(self.value_targets, self.cfg.algo.popart_rate)
 
     def configure_optimizers(self):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())

@@ -16,7 +16,7 @@ from torch.utils.data import DataLoader
 
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
-from atari_a3c.callbacks import ActorLifecycle, FrameProgressBar, LastCheckpoint
+from atari_a3c.callbacks import ActorSync, FrameProgressBar, LastCheckpoint
 from atari_a3c.checkpoint import (
     KEY,
     AtomicCheckpointIO,
@@ -139,7 +139,7 @@ def train(cfg: DictConfig) -> float:
     pool = build_pool(cfg, spec, learner)
     shutdown = GracefulShutdown(pool)
     callbacks = [
-        ActorLifecycle(pool),
+        ActorSync(pool),
         shutdown,
         LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),  # saved before any eval
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
@@ -161,7 +161,6 @@ def train(cfg: DictConfig) -> float:
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
     finally:
-        pool.stop()
         finish_wandb()
     if shutdown.exit_code() is not None:
         sys.exit(shutdown.exit_code())
