@@ -12,10 +12,12 @@ from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import env_spec
 from atari_a3c.models import build_model
+from atari_a3c.training import size_from_cores
 
 
 def make_pool(*overrides: str) -> tuple[ActorPool, SlotLayout]:
     cfg = compose(*overrides)
+    size_from_cores(cfg)
     spec = env_spec(cfg)
     layout = SlotLayout(
         cfg.algo.unroll,
@@ -60,25 +62,6 @@ def test_episode_statistics_are_true_game_results():
     dones = sum(int(b["done"][1:].sum()) for b in batches)
     assert len(returns) == dones > 0, "every finished game is reported once"
     torch.testing.assert_close(returns, lengths.float())  # CartPole pays 1 per step
-
-
-def test_reused_batches_split_envs_and_count_steps_and_games_once():
-    pool, _ = make_pool("experiment=cartpole", "envs_per_worker=6", "algo.unroll=40")
-    pool.start()
-    try:
-        stream = iter(RolloutDataset(pool, batch_rollouts=1, epochs=2, minibatches=3))
-        parts = [next(stream) for _ in range(6)]  # one batch: 2 passes x 3 env subsets
-    finally:
-        pool.stop()
-    assert [part["done"].shape for part in parts] == [(41, 2)] * 6
-    assert [int(part["steps"]) for part in parts] == [6 * 40, 0, 0, 0, 0, 0]
-    assert len(parts[0]["game_return"]) > 0
-    assert all(len(part["game_return"]) == 0 for part in parts[1:]), "games reported once"
-    first_obs = [
-        sorted(map(tuple, torch.cat([part["obs"][0] for part in passed]).tolist()))
-        for passed in (parts[:3], parts[3:])
-    ]
-    assert first_obs[0] == first_obs[1] and len(set(first_obs[0])) == 6, "each pass: every env"
 
 
 def test_stop_leaves_no_child_process():

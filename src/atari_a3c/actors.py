@@ -50,14 +50,13 @@ class Actor:
             slot["obs"][t].copy_(self.obs)
             slot["done"][t].copy_(self.done)
             with self.autocast:
-                logits, value, (h, c) = self.model(self.obs[None], self.done[None], self.state)
+                logits, _, (h, c) = self.model(self.obs[None], self.done[None], self.state)
             self.state = (h, c)
             logits = logits[0].float()
             action = torch.multinomial(logits.softmax(-1), 1).squeeze(-1)
             step = self.envs.step(action.numpy())
             slot["action"][t] = action
             slot["logits"][t] = logits
-            slot["value"][t] = value[0]
             slot["reward"][t] = torch.from_numpy(step.reward)
             self.obs, self.done = torch.from_numpy(step.obs), torch.from_numpy(step.done)
             returns.extend(step.game_returns)

@@ -39,7 +39,6 @@ def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
         "action": torch.zeros(num_slots, T, N, dtype=torch.int64),
         "reward": torch.full((num_slots, T, N), nan),
         "logits": torch.full((num_slots, T, N, A), nan),
-        "value": torch.full((num_slots, T, N), nan),
         "h0": torch.full((num_slots, N, H), nan),
         "c0": torch.full((num_slots, N, H), nan),
         "version": torch.zeros(num_slots, dtype=torch.int64),

@@ -38,9 +38,6 @@ RULES: list[Rule] = [
     ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
     ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
-    ("algo.epochs", _positive_int, "a positive integer"),
-    ("algo.minibatches", _positive_int, "a positive integer"),
-    ("algo.normalize_advantages", lambda v: isinstance(v, bool), "true or false"),
     ("algo.popart_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
     ("algo.obs_mean_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
     ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
@@ -52,7 +49,6 @@ RULES: list[Rule] = [
     ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", _positive_int, "a positive integer"),
-    ("model.layer_norm", lambda v: isinstance(v, bool), "true or false"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
     ("env.frame_skip", _positive_int, "a positive integer"),
 ]
@@ -78,12 +74,6 @@ def validate(cfg: DictConfig) -> None:
     if cfg.ckpt_path and cfg.init_from:
         raise ConfigError(
             "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
-        )
-    envs = cfg.envs_per_worker * cfg.algo.batch_rollouts
-    if cfg.algo.minibatches > envs:
-        raise ConfigError(
-            f"algo.minibatches must be at most the envs in a batch ({envs}), "
-            f"got {cfg.algo.minibatches}"
         )
     validate_env(cfg)
 

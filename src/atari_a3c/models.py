@@ -60,9 +60,7 @@ class ActorCritic(nn.Module):
     is zeroed there before the step, and at every step when `recurrent` is false (an ablation
     that keeps the architecture but removes its memory). The value head's output is scaled by
     `value_std` and shifted by `value_mean` (PopArt statistics; 1 and 0 unless tracked), and
-    the inputs are shifted by `obs_mean` (0 unless tracked). `layer_norm` normalizes the
-    encoder's features before the LSTM, so their scale cannot drift into the region where its
-    gates saturate.
+    the inputs are shifted by `obs_mean` (0 unless tracked).
     """
 
     def __init__(
@@ -72,7 +70,6 @@ class ActorCritic(nn.Module):
         encoder: str,
         hidden_size: int,
         recurrent: bool = True,
-        layer_norm: bool = False,
     ):
         super().__init__()
         self.recurrent = recurrent
@@ -89,7 +86,6 @@ class ActorCritic(nn.Module):
         self.register_buffer("obs_updates", torch.zeros((), dtype=torch.int64))
         with torch.no_grad():
             features = self.encoder(self._prepare(torch.zeros(1, *obs_shape))).shape[-1]
-        self.norm = nn.LayerNorm(features) if layer_norm else nn.Identity()
         self.core = nn.LSTMCell(features, hidden_size)
         self.policy = nn.Linear(hidden_size, num_actions)
         self.value = nn.Linear(hidden_size, 1)
@@ -131,7 +127,7 @@ class ActorCritic(nn.Module):
     def forward(self, obs: Tensor, done: Tensor, state: State) -> tuple[Tensor, Tensor, State]:
         """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
         steps, batch = done.shape
-        features = self.norm(self.encoder(self._prepare(obs.flatten(0, 1)))).view(steps, batch, -1)
+        features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
         keep = (~done & self.recurrent).unsqueeze(-1).float()
         core = self.core
         gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
@@ -210,7 +206,6 @@ def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> Acto
         model_cfg.encoder,
         model_cfg.hidden_size,
         recurrent=model_cfg.get("recurrent", True),
-        layer_norm=model_cfg.get("layer_norm", False),
     )
     if model.is_image:
         model.to(memory_format=torch.channels_last)

@@ -88,8 +88,6 @@ class ActorCriticLearner(L.LightningModule):
             advantages, targets = R.gae(
                 batch["reward"], values_t.detach(), bootstrap, discounts, algo.gae_lambda
             )
-        if algo.normalize_advantages:
-            advantages = R.normalized(advantages)
         mean, std = self.model.value_mean, self.model.value_std  # identity unless PopArt is on
         losses = R.actor_critic_loss(
             logits_t,
@@ -123,7 +121,7 @@ class ActorCriticLearner(L.LightningModule):
         self.log_dict(metrics, batch_size=batch["done"].shape[1])
 
     def new_frames(self, batch: dict[str, Tensor]) -> int:
-        """Env frames the batch brings, counted on every rank (0 when a batch is reused)."""
+        """Env frames the batch brings, counted on every rank."""
         return int(batch["steps"]) * self.cfg.env.frame_skip * self.trainer.world_size
 
     def configure_gradient_clipping(
@@ -175,9 +173,7 @@ class ActorCriticLearner(L.LightningModule):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())
         if not self.cfg.algo.lr_decay:
             return optimizer
-        algo, ranks = self.cfg.algo, self.trainer.world_size
-        batches = self.cfg.frames // (self.frames_per_batch * ranks)
-        total_updates = max(1, batches * algo.epochs * algo.minibatches)
+        total_updates = max(1, self.cfg.frames // (self.frames_per_batch * self.trainer.world_size))
         decay = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: max(0.0, 1 - step / total_updates)
         )

@@ -87,10 +87,5 @@ def actor_critic_loss(
     return Losses(total, policy, value, entropy)
 
 
-def normalized(advantages: Tensor) -> Tensor:
-    """Advantages scaled to zero mean and unit std over the batch, as PPO does."""
-    return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-
-
 def action_log_probs(logits: Tensor, actions: Tensor) -> Tensor:
     return F.log_softmax(logits, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)

@@ -156,7 +156,7 @@ def train(cfg: DictConfig) -> float:
         default_root_dir=run_dir,
     )
     algo = cfg.algo
-    dataset = RolloutDataset(pool, algo.batch_rollouts, algo.epochs, algo.minibatches)
+    dataset = RolloutDataset(pool, algo.batch_rollouts)
     loader = DataLoader(dataset, batch_size=None)
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
