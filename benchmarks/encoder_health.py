@@ -21,7 +21,7 @@ from ale_py.vector_env import AtariVectorEnv
 from gymnasium.vector import AutoresetMode
 from omegaconf import OmegaConf
 
-from atari_a3c.checkpoint import KEY, load_checkpoint
+from atari_a3c.checkpoint import KEY, load_checkpoint, policy_from_checkpoint
 from atari_a3c.models import ActorCritic, build_model
 
 ENVS, STEPS = 8, 200
@@ -44,19 +44,8 @@ def load_model(path: str) -> tuple[ActorCritic, int]:
         cfg = OmegaConf.create({"encoder": "nature", "hidden_size": 512})
         return build_model(cfg, (4, 84, 84), 6).eval(), 0
     checkpoint = load_checkpoint(path)
-    meta = checkpoint[KEY]
-    model = build_model(
-        OmegaConf.create(meta["config"]).model, tuple(meta["obs_shape"]), meta["num_actions"]
-    )
-    prefix = "model."
-    model.load_state_dict(
-        {
-            k.removeprefix(prefix): v
-            for k, v in checkpoint["state_dict"].items()
-            if k.startswith(prefix)
-        }
-    )
-    return model.eval(), meta["frames"]
+    _, model = policy_from_checkpoint(checkpoint)
+    return model, checkpoint[KEY]["frames"]
 
 
 @torch.no_grad()

@@ -10,14 +10,7 @@ from conftest import read_metrics, run_script, train
 
 pytestmark = pytest.mark.slow
 
-TINY_PONG = (
-    "frames=4000",
-    "workers=1",
-    "envs_per_worker=2",
-    "algo.batch_rollouts=1",
-    "logger=none",
-)
-TINY_PONG += ("callbacks.eval.at_end=false",)
+TINY_PONG = ("debug=tiny", "logger=none", "callbacks.eval.at_end=false")
 CARTPOLE = (
     "experiment=cartpole",
     "frames=30000",

@@ -1,11 +1,13 @@
-"""`python train.py` as a user runs it: real emulator, real Trainer, real files."""
+"""`python train.py` as a user runs it: real emulator, real Trainer, real files; bad input is
+refused in one line before anything starts."""
 
 import pytest
 import torch
-from conftest import read_metrics, run_script, train
+from conftest import ROOT, read_metrics, run_script, train
 
-TINY = ("frames=4000", "workers=1", "envs_per_worker=2", "algo.batch_rollouts=1")
-TINY += ("callbacks.eval.episodes=1",)
+from atari_a3c.cli import check_command_line
+from atari_a3c.errors import BadInput
+from atari_a3c.training import check
 
 
 def assert_run_outputs(run_dir, env_id: str) -> None:
@@ -19,31 +21,27 @@ def assert_run_outputs(run_dir, env_id: str) -> None:
 
 @pytest.mark.slow
 def test_default_pong(run_dir):
-    train(run_dir, *TINY)
+    train(run_dir, "debug=tiny")
     assert_run_outputs(run_dir, "ALE/Pong-v5")
 
 
-def test_pong_fast_learner_tracks_the_mean_frame_and_value_statistics(run_dir):
-    train(run_dir, "experiment=pong_fast", *TINY, "logger=csv", "callbacks.eval.at_end=false")
+def test_default_learner_tracks_the_mean_frame_value_statistics_and_policy_lag(run_dir):
+    train(run_dir, "debug=tiny", "logger=csv", "trainer.log_every_n_steps=1")
     checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
     weights, updates = checkpoint["state_dict"], checkpoint["atari_a3c"]["updates"]
     assert weights["model.obs_updates"] == weights["model.value_updates"] == updates > 0
     newest_frame = weights["model.obs_mean"][-1]  # older stack slots still hold reset frames
     assert abs(newest_frame.flatten().mode().values - 87 / 255) < 0.02  # Pong's gray background
-
-
-def test_no_mean_score_is_logged_before_a_game_ends(run_dir):
-    train(
-        run_dir, *TINY, "logger=csv", "trainer.log_every_n_steps=1", "callbacks.eval.at_end=false"
-    )
     rows = read_metrics(run_dir)  # 4,000 frames: no Pong game is over yet
     assert any("losses/total" in row for row in rows)
     assert not any("charts/mean_return_100" in row for row in rows)
+    lags = [row["perf/policy_lag"] for row in rows if "perf/policy_lag" in row]
+    assert lags and all(0 <= lag < 10 for lag in lags)
 
 
 @pytest.mark.slow
 def test_spaceinvaders_adam(run_dir):
-    train(run_dir, "env=spaceinvaders", "optim=adam", *TINY)
+    train(run_dir, "env=spaceinvaders", "optim=adam", "debug=tiny")
     assert_run_outputs(run_dir, "ALE/SpaceInvaders-v5")
 
 
@@ -61,16 +59,22 @@ def test_spaceinvaders_adam(run_dir):
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),
         ("nonsense=1", "Could not override 'nonsense'"),
+        ("ckpt_path=/nonexistent/last.ckpt", "checkpoint not found: /nonexistent/last.ckpt"),
     ],
 )
-def test_bad_config_exits_2_with_one_line(run_dir, override, message):
-    result = run_script("train.py", f"hydra.run.dir={run_dir}", override, timeout=60)
+def test_bad_config_is_one_line(override, message):
+    with pytest.raises(BadInput) as error:
+        check_command_line(ROOT / "conf", "train", check, [override])
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_bad_value_inside_a_sweep_is_refused_before_any_job():
+    with pytest.raises(BadInput, match=r"algo.gamma must be in \(0, 1\]"):
+        check_command_line(ROOT / "conf", "train", check, ["-m", "algo.gamma=0.9,2"])
+
+
+def test_bad_config_exits_2_with_one_line_before_anything_starts(run_dir):
+    result = run_script("train.py", f"hydra.run.dir={run_dir}", "algo.gamma=1.5", timeout=60)
     assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert result.stderr.strip().splitlines() == ["error: algo.gamma must be in (0, 1], got 1.5"]
     assert not run_dir.exists(), "nothing may start before the config is checked"
-
-
-def test_bad_value_inside_a_sweep_exits_2_before_any_job(tmp_path):
-    result = run_script("train.py", "-m", f"hydra.sweep.dir={tmp_path}", "algo.gamma=0.9,2")
-    assert result.returncode == 2 and "algo.gamma must be in (0, 1]" in result.stderr

@@ -15,6 +15,7 @@ from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.errors import CheckpointError
+from atari_a3c.models import ActorCritic, build_model
 
 KEY = "atari_a3c"
 
@@ -117,3 +118,13 @@ def check_compatible(checkpoint: dict, env_id: str, obs_shape, num_actions: int)
             f"checkpoint was trained on {trained_on} with observations {tuple(meta['obs_shape'])}; "
             f"{env_id} gives {tuple(obs_shape)}"
         )
+
+
+def policy_from_checkpoint(checkpoint: dict) -> tuple[DictConfig, ActorCritic]:
+    """The training config and the trained model, rebuilt from a checkpoint dict."""
+    meta = checkpoint[KEY]
+    cfg = OmegaConf.create(meta["config"])
+    model = build_model(cfg.model, tuple(meta["obs_shape"]), meta["num_actions"])
+    weights = {k.removeprefix("model."): v for k, v in checkpoint["state_dict"].items()}
+    model.load_state_dict(weights)
+    return cfg, model.eval()

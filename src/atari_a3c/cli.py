@@ -50,11 +50,14 @@ def _override_combinations(args: list[str], multirun: bool) -> list[list[str]]:
         return [[str(o.input_line) for o in parsed if not o.is_sweep_override()]]
 
 
-def precheck(
-    config_dir: Path, config_name: str, check: Callable[[DictConfig, list], object]
-) -> None:
-    """Compose the config for every job of this command line and run `check(cfg, overrides)`."""
-    argv = sys.argv[1:]
+Check = Callable[[DictConfig, list], object]
+
+
+def check_command_line(config_dir: Path, config_name: str, check: Check, argv: list[str]) -> None:
+    """Compose the config for every job of `argv` and run `check(cfg, overrides)` on it.
+
+    Raises BadInput with a one-line message for anything wrong, before any work starts.
+    """
     multirun = "-m" in argv or "--multirun" in argv
     args = [a for a in argv if not a.startswith("-")]
     try:
@@ -62,8 +65,16 @@ def precheck(
             for overrides in _override_combinations(args, multirun):
                 check(compose(config_name, overrides=overrides), overrides)
     except MissingConfigException as error:
-        fail(_missing_option_message(error))
-    except (HydraException, OmegaConfBaseException, BadInput) as error:
+        raise BadInput(_missing_option_message(error)) from None
+    except (HydraException, OmegaConfBaseException) as error:
+        raise BadInput(str(error).strip().splitlines()[0]) from None
+
+
+def precheck(config_dir: Path, config_name: str, check: Check) -> None:
+    """The command line's checks; anything wrong exits 2 with one line."""
+    try:
+        check_command_line(config_dir, config_name, check, sys.argv[1:])
+    except BadInput as error:
         fail(str(error).strip().splitlines()[0])
 
 

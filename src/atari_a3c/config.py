@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from omegaconf import DictConfig, OmegaConf
 
-from atari_a3c.envs import is_atari, is_registered, known_env_ids, rom_name
+from atari_a3c.envs import EnvSpec, is_atari, is_registered, known_env_ids, rom_name
 from atari_a3c.errors import ConfigError
 from atari_a3c.models import ENCODERS
 
@@ -92,3 +92,13 @@ def validate_env(cfg: DictConfig) -> None:
 
         if rom_name(env_id) not in roms.get_all_rom_ids():
             raise ConfigError(f"env.id: no ROM for {env_id} in ale-py")
+
+
+def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
+    image = len(spec.obs_shape) >= 3
+    if (cfg.model.encoder == "mlp") == image:
+        kind, fit = ("image", "nature_lstm") if image else ("vector", "mlp_lstm")
+        raise ConfigError(
+            f"model.encoder={cfg.model.encoder} does not take {kind} observations "
+            f"{spec.obs_shape} from {cfg.env.id}; use model={fit}"
+        )

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from atari_a3c.checkpoint import KEY
 from atari_a3c.envs import make_env
-from atari_a3c.models import ActorCritic, build_model, inference_context
+from atari_a3c.models import ActorCritic, inference_context
 
 
 @dataclass
@@ -23,16 +22,6 @@ class Game:
     length: int  # agent steps
     seed: int  # the reset seed that replays this game
     seconds: float  # wall-clock time it took
-
-
-def policy_from_checkpoint(checkpoint: dict) -> tuple[DictConfig, ActorCritic]:
-    """The training config and the trained model, rebuilt from a checkpoint dict."""
-    meta = checkpoint[KEY]
-    cfg = OmegaConf.create(meta["config"])
-    model = build_model(cfg.model, tuple(meta["obs_shape"]), meta["num_actions"])
-    weights = {k.removeprefix("model."): v for k, v in checkpoint["state_dict"].items()}
-    model.load_state_dict(weights)
-    return cfg, model.eval()
 
 
 def play(

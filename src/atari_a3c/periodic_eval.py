@@ -12,9 +12,9 @@ import torch
 import torch.multiprocessing as mp
 from lightning.pytorch.callbacks import Callback
 
-from atari_a3c.checkpoint import load_checkpoint
+from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
-from atari_a3c.evaluation import play, policy_from_checkpoint
+from atari_a3c.evaluation import play
 
 log = logging.getLogger(__name__)
 

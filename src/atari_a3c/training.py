@@ -22,13 +22,12 @@ from atari_a3c.checkpoint import (
     AtomicCheckpointIO,
     check_compatible,
     load_checkpoint,
+    policy_from_checkpoint,
     stored_overrides,
 )
-from atari_a3c.config import validate
+from atari_a3c.config import check_model_fits, validate
 from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
-from atari_a3c.errors import ConfigError
-from atari_a3c.evaluation import policy_from_checkpoint
 from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
 from atari_a3c.module import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
@@ -36,16 +35,6 @@ from atari_a3c.shutdown import GracefulShutdown
 
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
-
-
-def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
-    image = len(spec.obs_shape) >= 3
-    if (cfg.model.encoder == "mlp") == image:
-        kind, fit = ("image", "nature_lstm") if image else ("vector", "mlp_lstm")
-        raise ConfigError(
-            f"model.encoder={cfg.model.encoder} does not take {kind} observations "
-            f"{spec.obs_shape} from {cfg.env.id}; use model={fit}"
-        )
 
 
 def size_from_cores(cfg: DictConfig) -> None:

@@ -1,6 +1,6 @@
 """Memory soak: train for a while and check that memory of all processes stays flat.
 
-`python -m atari_a3c.soak --minutes 30 [OVERRIDE ...]` samples the PSS of train.py and all its
+`python benchmarks/soak.py --minutes 30 [OVERRIDE ...]` samples the PSS of train.py and all its
 children every few seconds and prints the growth from the end of warm-up to the end of the run.
 """
 
@@ -16,12 +16,11 @@ import tempfile
 import time
 
 import psutil
-
-from atari_a3c.bench import GIB, NO_EVAL, REPO, kill_tree, tree_memory
+from throughput import GIB, NO_EVAL, REPO, kill_tree, tree_memory
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m atari_a3c.soak", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/soak.py", description=__doc__)
     p.add_argument("--minutes", type=float, default=30.0, help="how long to train")
     p.add_argument("--warmup", type=float, default=3.0, help="minutes before the baseline")
     p.add_argument("--every", type=float, default=5.0, help="seconds between samples")
@@ -47,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("soak: too few samples after warm-up (run longer or warm up less)")
     quarter = max(1, len(after) // 4)
     first, last = statistics.median(after[:quarter]), statistics.median(after[-quarter:])
-    print(f"command: {shlex.join(['python', '-m', 'atari_a3c.soak', *(argv or sys.argv[1:])])}")
+    print(f"command: {shlex.join(['python', 'benchmarks/soak.py', *(argv or sys.argv[1:])])}")
     print(f"samples after warm-up: {len(after)}, peak {max(after):.3f} GiB")
     print(f"median PSS, first quarter {first:.3f} GiB -> last quarter {last:.3f} GiB")
     print(f"growth after warm-up: {100 * (last - first) / first:+.2f}%")

@@ -1,6 +1,6 @@
 """Throughput for "learn Pong on two CPU cores": emulator alone, training, optional SB3 peers.
 
-`python -m atari_a3c.bench [--frames N] [--repeats R] [--peers] [OVERRIDE ...]` prints a
+`python benchmarks/throughput.py [--frames N] [--repeats R] [--peers] [OVERRIDE ...]` prints a
 Markdown table of medians over the repeats and the ratios of the training rate to the others.
 """
 
@@ -25,7 +25,7 @@ import psutil
 
 from atari_a3c.hardware import BF16_FLAGS, cpu_flags, cpu_model
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
 RESERVED = ("frames=", "logger=", "hydra.run.dir=")
 GIB = 2**30
@@ -34,7 +34,7 @@ OWN = ("emulator", "sustained", "overall", "lag", "memory")  # every other resul
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m atari_a3c.bench", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/throughput.py", description=__doc__)
     p.add_argument("--frames", type=int, default=400_000, help="env frames per measurement")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--peers", action="store_true", help="also time SB3 A2C and RecurrentPPO")
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     report(results, threads, num_envs, args.repeats)
     flags = cpu_flags()
     argv_used = sys.argv[1:] if argv is None else argv
-    print(f"\ncommand: {shlex.join([sys.executable, '-m', 'atari_a3c.bench', *argv_used])}")
+    print(f"\ncommand: {shlex.join(['python', 'benchmarks/throughput.py', *argv_used])}")
     print(f"cpu: {cpu_model()}; cores: {os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})")
     present = [f"{flag}={'yes' if flag in flags else 'no'}" for flag in sorted(BF16_FLAGS)]
     print(f"bf16 flags: {', '.join(present)}")
