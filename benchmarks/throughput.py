@@ -51,6 +51,8 @@ def compose_config(overrides: list[str]):
     """The config train.py would compose, without a metrics logger."""
     from hydra import compose, initialize_config_dir
 
+    from atari_a3c import schema  # noqa: F401  (registers the config's types)
+
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         return compose("train", overrides=[*overrides, "logger=none"])
 

@@ -51,5 +51,7 @@ def compose(*overrides: str):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
+    from atari_a3c import schema  # noqa: F401  (registers the config's types)
+
     with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
         return hydra_compose("train", overrides=["logger=none", *overrides])

@@ -59,6 +59,9 @@ def test_spaceinvaders_adam(run_dir):
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),
         ("nonsense=1", "Could not override 'nonsense'"),
+        ("algo.lr_decay=maybe", "algo.lr_decay=maybe (Value 'maybe' is not a valid bool"),
+        ("model.recurrent=maybe", "model.recurrent=maybe (Value 'maybe' is not a valid bool"),
+        ("seed=abc", "seed=abc (Value 'abc' of type 'str' could not be converted to Integer"),
         ("ckpt_path=/nonexistent/last.ckpt", "checkpoint not found: /nonexistent/last.ckpt"),
     ],
 )

@@ -17,6 +17,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
+from atari_a3c import schema  # noqa: F401  (registers the config's types)
 from atari_a3c.errors import BadInput, TrainingStopped, fail
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,14 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
     except MissingConfigException as error:
         raise BadInput(_missing_option_message(error)) from None
     except (HydraException, OmegaConfBaseException) as error:
-        raise BadInput(str(error).strip().splitlines()[0]) from None
+        raise BadInput(_one_line(error)) from None
+
+
+def _one_line(error: Exception) -> str:
+    """The error's first line, and its cause's (a schema's type error behind a Hydra error)."""
+    line = str(error).strip().splitlines()[0]
+    cause = str(error.__cause__ or "").strip()
+    return f"{line} ({cause.splitlines()[0]})" if cause else line
 
 
 def precheck(config_dir: Path, config_name: str, check: Check) -> None:

@@ -1,0 +1,99 @@
+"""The training config's types, as Hydra structured configs: a value of the wrong type (a
+misspelled boolean, a word for a number) is refused while the config is composed.
+
+The YAML files under `conf/` hold the values and their comments; these dataclasses only say what
+each key is. Ranges are checked in `config.py`. Importing this module registers the schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+
+
+@dataclass
+class EnvConfig:
+    id: str
+    backend: str
+    frame_skip: int
+    clip_rewards: bool
+    episodic_life: bool
+    max_episode_frames: int
+    screen_size: int | None = None  # Atari only, like the keys below
+    grayscale: bool | None = None
+    frame_stack: int | None = None
+    noop_max: int | None = None
+    sticky_action_prob: float | None = None
+    full_action_space: bool | None = None
+    fire_reset: bool | None = None
+    env_threads: int | None = None
+
+
+@dataclass
+class ModelConfig:
+    encoder: str
+    hidden_size: int
+    recurrent: bool
+    screen_size: int | None = None  # a net with a fixed input size sets these
+    frame_stack: int | None = None
+
+
+@dataclass
+class AlgoConfig:
+    name: str
+    gamma: float
+    gae_lambda: float
+    entropy_coef: float
+    value_coef: float
+    popart_rate: float
+    obs_mean_rate: float
+    unroll: int
+    batch_rollouts: int
+    lr_decay: bool
+    clip_rho: float | None = None  # V-trace only
+    clip_pg_rho: float | None = None
+
+
+@dataclass
+class EvalConfig:
+    every_frames: int
+    episodes: int
+    at_end: bool
+
+
+@dataclass
+class CallbacksConfig:
+    checkpoint_every_frames: int
+    eval: EvalConfig
+
+
+@dataclass
+class ActorsConfig:
+    timeout: float
+    max_failures: int
+    window: float
+
+
+@dataclass
+class TrainConfig:
+    frames: int
+    seed: int
+    workers: int | None
+    envs_per_worker: int
+    learner_threads: int
+    ckpt_path: str | None
+    init_from: str | None
+    actors: ActorsConfig
+    max_nonfinite_updates: int
+    env: EnvConfig
+    model: ModelConfig
+    algo: AlgoConfig
+    callbacks: CallbacksConfig
+    optim: Any = None  # instantiated by Hydra: any keyword of the optimizer
+    logger: Any = None
+    trainer: Any = None
+
+
+ConfigStore.instance().store(name="train_schema", node=TrainConfig)
