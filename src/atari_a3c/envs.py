@@ -87,7 +87,7 @@ def make_env(
     )
     if video_dir is not None:
         env = _record(env, video_dir, fps=60 // env_cfg.frame_skip)
-    return RecordEpisodeStatistics(FrameStackObservation(env, stack))
+    return RecordEpisodeStatistics(FrameStackObservation(env, stack, padding_type="zero"))
 
 
 def _record(env: gym.Env, video_dir: Path, fps: int | None = None) -> gym.Env:
