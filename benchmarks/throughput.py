@@ -1,7 +1,8 @@
-"""Throughput for "learn Pong on two CPU cores": emulator alone, training, optional SB3 peers.
+"""Throughput of the default recipe on Pong: emulator alone, training per model, SB3 peers.
 
-`python benchmarks/throughput.py [--frames N] [--repeats R] [--peers] [OVERRIDE ...]` prints a
-Markdown table of medians over the repeats and the ratios of the training rate to the others.
+`python benchmarks/throughput.py [--frames N] [--repeats R] [--models nature_lstm,a3c_lstm]
+[--peers] [OVERRIDE ...]` measures everything once per repeat, side by side, and prints a
+Markdown table of medians with the ratios of the first model's training rate to the others.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
 RESERVED = ("frames=", "logger=", "hydra.run.dir=")
 GIB = 2**30
 NO_EVAL = ("callbacks.eval.at_end=false", "callbacks.eval.every_frames=1000000000000")
-OWN = ("emulator", "sustained", "overall", "lag", "memory")  # every other result is a peer
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python benchmarks/throughput.py", description=__doc__)
     p.add_argument("--frames", type=int, default=400_000, help="env frames per measurement")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--models", default="nature_lstm", help="comma-separated conf/model names")
     p.add_argument("--peers", action="store_true", help="also time SB3 A2C and RecurrentPPO")
     p.add_argument("--peer-python", default=sys.executable, help="python that has SB3")
     p.add_argument("--peer-steps", type=int, default=8000, help="agent steps per peer run")
@@ -52,19 +53,21 @@ def compose_config(overrides: list[str]):
     from hydra import compose, initialize_config_dir
 
     from atari_a3c import schema  # noqa: F401  (registers the config's types)
+    from atari_a3c.training import size_from_cores
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
-        return compose("train", overrides=[*overrides, "logger=none"])
+        cfg = compose("train", overrides=[*overrides, "logger=none"])
+    size_from_cores(cfg)
+    return cfg
 
 
 def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, int, int]:
-    """Env frames/s of the actors' vector env stepped with random actions, one thread per worker.
-
-    Returns the rate, the env count and the env threads."""
+    """Env frames/s of all the actors' envs in one vector env with all their emulator threads,
+    stepped with random actions. Returns the rate, the env count and the env threads."""
     from atari_a3c.envs import TrainingEnvs
 
     cfg = compose_config(overrides)
-    cfg.env.env_threads = int(cfg.workers)
+    cfg.env.env_threads = int(cfg.workers * cfg.env.env_threads)
     num_envs = int(cfg.workers * cfg.envs_per_worker)
     envs = TrainingEnvs(cfg, num_envs)
     rng = np.random.default_rng(seed)
@@ -141,9 +144,11 @@ def training_run(overrides: list[str], frames: int) -> dict[str, float]:
     fps = read_column(rows, "charts/fps")
     lag = read_column(rows, "perf/policy_lag")
     done = max(read_column(rows, "charts/frames"))
+    sustained = statistics.median(fps[1:] or fps)
     return {
-        "sustained": statistics.median(fps[1:] or fps),
+        "sustained": sustained,
         "overall": done / wall,
+        "startup": wall - done / sustained,
         "lag": statistics.median(lag) if lag else float("nan"),
         "memory": peak / GIB,
     }
@@ -174,31 +179,45 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b else "-"
 
 
-def report(results: dict[str, list[float]], threads: int, num_envs: int, repeats: int) -> None:
-    """Print the medians over the repeats and the training rate's ratio to each rate."""
+def report(results: dict[str, list[float]], models: list[str], label: str, repeats: int) -> None:
+    """Print the medians over the repeats and the first model's training rate over each rate."""
     med = {key: statistics.median(values) for key, values in results.items()}
-    train = med["sustained"]
-    rows = [
-        (f"emulator only, {num_envs} envs, env_threads={threads} (frames/s)", med["emulator"]),
-        ("training, sustained: median charts/fps (frames/s)", train),
-        ("training, overall: frames / wall time incl. start-up (frames/s)", med["overall"]),
-        *[(f"peer {name} (frames/s)", med[name]) for name in results if name not in OWN],
-    ]
-    print(f"\n| measure | median of {repeats} | training / this |\n|---|---:|---:|")
+    train = med[f"{models[0]}/sustained"]
+    rows = [(f"emulator only, {label} (frames/s)", med["emulator"])]
+    for model in models:
+        rows += [
+            (
+                f"training `{model}`, sustained: median charts/fps (frames/s)",
+                med[f"{model}/sustained"],
+            ),
+            (f"training `{model}`, frames / wall time incl. start-up", med[f"{model}/overall"]),
+        ]
+    peers = [name for name in med if "/" not in name and name != "emulator"]
+    rows += [(f"peer {name} (frames/s)", med[name]) for name in peers]
+    print(f"\n| measure | median of {repeats} | {models[0]} / this |\n|---|---:|---:|")
     for name, value in rows:
         print(f"| {name} | {value:,.0f} | {ratio(train, value)} |")
-    print(f"| training policy lag (updates) | {med['lag']:.2f} | |")
-    print(f"| training peak memory, tree PSS (else RSS), GiB | {med['memory']:.2f} | |")
+    for model in models:
+        startup = med[f"{model}/startup"]
+        print(f"| `{model}` start-up before the sustained rate (s) | {startup:.1f} | |")
+        print(f"| `{model}` policy lag (updates) | {med[f'{model}/lag']:.2f} | |")
+        print(
+            f"| `{model}` peak memory, tree PSS (else RSS), GiB | {med[f'{model}/memory']:.2f} | |"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     skip = peers_missing(args.peer_python) if args.peers else "not asked (--peers)"
+    models = args.models.split(",")
     results: dict[str, list[float]] = {}
     for i in range(args.repeats):
         rate, num_envs, threads = emulator_rate(args.overrides, args.frames, seed=i)
-        measured = {"emulator": rate, **training_run(args.overrides, args.frames)}
+        measured = {"emulator": rate}
+        for model in models:
+            run = training_run([f"model={model}", *args.overrides], args.frames)
+            measured |= {f"{model}/{key}": value for key, value in run.items()}
         if not skip:
             measured |= peer_rates(args.peer_python, args.peer_steps)
         print(f"repeat {i + 1}: " + ", ".join(f"{k}={v:,.2f}" for k, v in measured.items()))
@@ -206,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
             results.setdefault(key, []).append(value)
     if skip:
         print(f"peers skipped: {skip}")
-    report(results, threads, num_envs, args.repeats)
+    report(results, models, f"{num_envs} envs, {threads} emulator threads", args.repeats)
     flags = cpu_flags()
     argv_used = sys.argv[1:] if argv is None else argv
     print(f"\ncommand: {shlex.join(['python', 'benchmarks/throughput.py', *argv_used])}")
