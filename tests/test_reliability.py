@@ -209,3 +209,23 @@ def test_fine_tuned_run_resumes(tmp_path):
     resumed = run_script("train.py", f"ckpt_path={last}", "frames=6000", timeout=120)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert torch.load(last, weights_only=True)["atari_a3c"]["frames"] >= 6000
+
+
+DDP = ("trainer.strategy=ddp", "trainer.devices=2")
+
+
+def test_ddp_nan_on_one_rank_is_skipped_by_every_rank(run_dir, tmp_path):
+    env = ("env.id=faulty_envs:NanRewardCartPole-v0", "frames=30000", *DDP)
+    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
+    assert process.wait(timeout=300) == 0, process.stderr.read()
+    assert max(row.get("perf/skipped_updates", 0) for row in read_metrics(run_dir)) >= 1
+
+
+def test_ddp_ctrl_c_stops_every_rank(run_dir):
+    process = start(run_dir, *CARTPOLE, "frames=10000000", *DDP, new_group=True)
+    wait_for_training(run_dir, process, timeout=120)
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=30) == 130
+    time.sleep(2)
+    assert psutil.Process().children(recursive=True) == []
+    torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)

@@ -58,11 +58,10 @@ class ActorCriticLearner(L.LightningModule):
         logits, values, _ = self.model(batch["obs"], batch["done"], state)
         losses, targets = self.losses(batch, logits.float(), values.float())
         self.log_step(batch, losses, targets, values[:-1].float())
-        if not torch.isfinite(losses.total):
-            self.skip_update("loss")
-            self.value_targets = targets[:0]
-            return None  # Lightning skips backward and the optimizer step
-        self.value_targets = targets.detach()
+        finite = bool(torch.isfinite(targets).all())
+        self.value_targets = targets.detach() if finite else targets[:0]  # PopArt skips bad ones
+        # Always backward, even a non-finite loss: its gradients are non-finite on every rank
+        # after DDP averages them, so every rank skips the same update while clipping.
         return losses.total
 
     def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
@@ -129,8 +128,6 @@ class ActorCriticLearner(L.LightningModule):
     ):
         """Clip by global norm (bf16 needs no unscaling, so fused optimizers work); skip NaN/inf."""
         params = [p for p in self.parameters() if p.grad is not None]
-        if not params:  # training_step already skipped this update
-            return
         norm = torch.nn.utils.clip_grad_norm_(params, gradient_clip_val or math.inf)
         if not torch.isfinite(norm):
             optimizer.zero_grad(set_to_none=True)  # parameters without gradients are not stepped

@@ -58,7 +58,9 @@ class PeriodicEvaluation(Callback):
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self._collect(trainer, pl_module, block=False)
-        if pl_module.frames >= self.next_eval and self.process is None:
+        if pl_module.frames < self.next_eval:  # frames count every rank: the same on all
+            return
+        if trainer.strategy.broadcast(self.process is None, src=0):  # rank 0's evaluator is free
             self.next_eval = (pl_module.frames // self.every_frames + 1) * self.every_frames
             self._launch(trainer, pl_module)
 

@@ -34,7 +34,8 @@ class GracefulShutdown(Callback):
         log.warning("%s: saving last.ckpt and stopping (send it again to exit at once)", name)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        if self.signum is not None:
+        stop = self.signum is not None
+        if trainer.strategy.reduce_boolean_decision(stop, all=False):  # any rank's signal stops all
             trainer.should_stop = True
 
     def exit_code(self) -> int | None:
