@@ -66,11 +66,13 @@ def finish_wandb() -> None:
         wandb.finish()
 
 
-def resume_config(cfg: DictConfig, overrides: list[str]) -> tuple[DictConfig, list[str]]:
+def resume_config(
+    cfg: DictConfig, overrides: list[str], checkpoint: dict | None
+) -> tuple[DictConfig, list[str]]:
     """Resuming: the checkpoint's own overrides, then this command line's on top."""
-    if not cfg.ckpt_path:
+    if checkpoint is None:
         return cfg, overrides
-    stored = stored_overrides(load_checkpoint(cfg.ckpt_path), cfg)
+    stored = stored_overrides(checkpoint, cfg)
     merged = {item.split("=", 1)[0]: item for item in [*stored, *overrides]}  # later ones win
     overrides = list(merged.values())
     return compose("train", overrides=overrides), overrides
@@ -82,12 +84,12 @@ def check(cfg: DictConfig, overrides: list[str]):
     Returns the effective config and overrides (a resumed run's own, updated), the env spec
     and the checkpoints loaded.
     """
-    cfg, overrides = resume_config(cfg, overrides)
+    checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
+    cfg, overrides = resume_config(cfg, overrides, checkpoints.get("ckpt_path"))
     size_from_cores(cfg)
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
-    checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
     return cfg, overrides, spec, checkpoints
