@@ -6,7 +6,7 @@ import torch
 from conftest import compose
 from omegaconf import OmegaConf
 
-from atari_a3c.module import ActorCriticLearner
+from atari_a3c.learner import ActorCriticLearner
 
 
 def make_learner(*overrides: str) -> tuple[ActorCriticLearner, torch.optim.Optimizer]:

@@ -14,7 +14,7 @@ from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint, policy_
 from atari_a3c.config import validate_env
 from atari_a3c.envs import env_spec
 from atari_a3c.errors import ConfigError
-from atari_a3c.evaluation import Game, as_rows, play, summarize
+from atari_a3c.play import Game, as_rows, play, summarize
 from atari_a3c.video import first_video_to_gif, log_videos_to_wandb
 
 CONF_ENV = Path(__file__).resolve().parents[2] / "conf" / "env"

@@ -14,7 +14,7 @@ from lightning.pytorch.callbacks import Callback
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
-from atari_a3c.evaluation import play
+from atari_a3c.play import play
 
 log = logging.getLogger(__name__)
 

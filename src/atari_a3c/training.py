@@ -26,11 +26,11 @@ from atari_a3c.checkpoint import (
     stored_overrides,
 )
 from atari_a3c.config import check_model_fits, validate
-from atari_a3c.data import RolloutDataset
 from atari_a3c.envs import EnvSpec, env_spec
 from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
-from atari_a3c.module import ActorCriticLearner
+from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
+from atari_a3c.rollouts import RolloutDataset
 from atari_a3c.shutdown import GracefulShutdown
 
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
