@@ -24,6 +24,9 @@ class Game:
     seconds: float  # wall-clock time it took
 
 
+PARALLEL_GAMES = 8  # games played at once, their policy steps batched
+
+
 def play(
     cfg: DictConfig,
     model: ActorCritic,
@@ -34,37 +37,80 @@ def play(
     video_dir: Path | None = None,
     on_game: Callable[[int, Game], None] | None = None,
 ) -> list[Game]:
-    """Play `episodes` full games, game i reset with seed `seed + i`."""
-    env = make_env(cfg, render_mode=render_mode, video_dir=video_dir)
-    generator = torch.Generator().manual_seed(seed)
-    games = []
+    """Play `episodes` full games, game i reset with seed `seed + i`; returned in that order.
+
+    Up to PARALLEL_GAMES games run at once in their own envs, one batched policy step for all
+    of them; one at a time when rendering or recording, so every video holds one whole game.
+    `on_game(i, game)` is called as each game ends.
+    """
+    width = 1 if render_mode or video_dir else min(PARALLEL_GAMES, episodes)
+    envs = [make_env(cfg, render_mode=render_mode, video_dir=video_dir) for _ in range(width)]
     try:
-        for i in range(episodes):
-            games.append(play_one(env, model, seed + i, greedy, generator))
-            if on_game is not None:
-                on_game(i, games[-1])
+        table = Games(envs, seed, episodes, on_game)
+        play_batched(table, model, greedy, torch.Generator().manual_seed(seed))
     finally:
-        env.close()
-    return games
+        for env in envs:
+            env.close()
+    return [table.done[i] for i in range(episodes)]
+
+
+class Games:
+    """Which game each env plays, its current observation, and the games that have ended."""
+
+    def __init__(self, envs: list, seed: int, episodes: int, on_game):
+        self.envs, self.seed, self.episodes, self.on_game = envs, seed, episodes, on_game
+        self.index: list[int | None] = [None] * len(envs)
+        self.obs: list[np.ndarray | None] = [None] * len(envs)
+        self.started = [0.0] * len(envs)
+        self.done: dict[int, Game] = {}
+        self.next = 0
+        for slot in range(len(envs)):
+            self.start(slot)
+
+    def start(self, slot: int) -> None:
+        """Reset env `slot` for the next game not yet played, or leave it idle."""
+        if self.next == self.episodes:
+            self.index[slot] = None
+            return
+        self.index[slot], self.next = self.next, self.next + 1
+        self.obs[slot], _ = self.envs[slot].reset(seed=self.seed + self.index[slot])
+        self.started[slot] = time.perf_counter()
+
+    def active(self) -> list[int]:
+        return [slot for slot, index in enumerate(self.index) if index is not None]
+
+    def step(self, slot: int, action: int) -> bool:
+        """Step env `slot`; when its game ends, record it and start the next. True if it ended."""
+        self.obs[slot], _, terminated, truncated, info = self.envs[slot].step(action)
+        if not (terminated or truncated):
+            return False
+        index, episode = self.index[slot], info["episode"]
+        seconds = time.perf_counter() - self.started[slot]
+        game = Game(float(episode["r"]), int(episode["l"]), self.seed + index, seconds)
+        self.done[index] = game
+        if self.on_game is not None:
+            self.on_game(index, game)
+        self.start(slot)
+        return True
 
 
 @torch.no_grad()
-def play_one(env, model: ActorCritic, seed: int, greedy: bool, generator) -> Game:
-    """One full game from `env.reset(seed=seed)` to its own end."""
-    start = time.perf_counter()
+def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> None:
+    """Step every running game with one batched policy step until all games have ended."""
     autocast = inference_context(model)
-    obs, _ = env.reset(seed=seed)
-    state, first = model.initial_state(1), torch.ones(1, 1, dtype=torch.bool)
-    while True:
+    h, c = model.initial_state(len(games.envs))
+    first = torch.ones(len(games.envs), dtype=torch.bool)  # a game starts: zero its state
+    while active := games.active():
+        obs = torch.as_tensor(np.stack([games.obs[slot] for slot in active]))
         with autocast:
-            logits, _, (h, c) = model(torch.as_tensor(np.asarray(obs))[None, None], first, state)
-        state, first = (h, c), torch.zeros_like(first)
-        probs = logits[0, 0].float().softmax(-1)
-        action = probs.argmax() if greedy else torch.multinomial(probs, 1, generator=generator)
-        obs, _, terminated, truncated, info = env.step(int(action))
-        if terminated or truncated:
-            episode = info["episode"]
-            return Game(float(episode["r"]), int(episode["l"]), seed, time.perf_counter() - start)
+            logits, _, (h_new, c_new) = model(
+                obs[None], first[active][None], (h[active], c[active])
+            )
+        h[active], c[active] = h_new, c_new
+        probs = logits[0].float().softmax(-1)
+        actions = probs.argmax(-1) if greedy else torch.multinomial(probs, 1, generator=generator)
+        for slot, action in zip(active, actions.flatten().tolist(), strict=True):
+            first[slot] = games.step(slot, action)
 
 
 def summarize(games: list[Game]) -> dict[str, float]:

@@ -1,0 +1,22 @@
+"""Playing games in parallel, their policy steps batched, changes no game."""
+
+import torch
+from conftest import compose
+
+from atari_a3c import play as play_module
+from atari_a3c.envs import env_spec
+from atari_a3c.models import build_model
+
+
+def test_parallel_games_are_the_games_played_one_at_a_time(monkeypatch):
+    cfg = compose("experiment=cartpole")
+    spec = env_spec(cfg)
+    torch.manual_seed(0)
+    model = build_model(cfg.model, spec.obs_shape, spec.num_actions).eval()
+    seen = []
+    batched = play_module.play(cfg, model, 11, seed=5, on_game=lambda i, g: seen.append(i))
+    monkeypatch.setattr(play_module, "PARALLEL_GAMES", 1)
+    serial = play_module.play(cfg, model, 11, seed=5)
+    assert [g.seed for g in batched] == list(range(5, 16)) and sorted(seen) == list(range(11))
+    assert [(g.score, g.length) for g in batched] == [(g.score, g.length) for g in serial]
+    assert len({g.length for g in batched}) > 1, "different seeds give different games"
