@@ -28,12 +28,14 @@ class NonFiniteTraining(TrainingStopped):
 class ActorCriticLearner(L.LightningModule):
     """A3C (n-step/GAE) or IMPALA (V-trace) updates on rollout batches; counts their frames."""
 
-    def __init__(self, cfg: dict, obs_shape: tuple[int, ...], num_actions: int):
+    def __init__(
+        self, cfg: dict, obs_shape: tuple[int, ...], num_actions: int, overrides: list[str] = ()
+    ):
         super().__init__()
         self.cfg: DictConfig = OmegaConf.create(cfg)
         self.obs_shape, self.num_actions = tuple(obs_shape), num_actions
         self.model = build_model(self.cfg.model, self.obs_shape, num_actions)
-        self.overrides: list[str] = []  # the command line's overrides, for resuming
+        self.overrides = list(overrides)  # the command line's, stored so a resume reapplies them
         self.frames = 0
         self.skipped_updates = 0
         self.bad_in_a_row = 0

@@ -97,8 +97,7 @@ def check(cfg: DictConfig, overrides: list[str]):
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
-    learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions)
-    learner.overrides = overrides
+    learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions, overrides)
     if "init_from" in checkpoints:
         _, model = policy_from_checkpoint(checkpoints["init_from"])
         learner.model.load_state_dict(model.state_dict())
