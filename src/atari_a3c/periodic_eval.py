@@ -69,7 +69,7 @@ class PeriodicEvaluation(Callback):
             self.on_exception(trainer, pl_module, None)
             return
         self._collect(trainer, pl_module, block=True)
-        if self.at_end:
+        if self.at_end and self.snapshot_frames != pl_module.frames:  # not scored at this step
             self._launch(trainer, pl_module)
             self._collect(trainer, pl_module, block=True)
 
@@ -80,10 +80,10 @@ class PeriodicEvaluation(Callback):
             self.process = None
 
     def _launch(self, trainer, pl_module) -> None:
+        self.snapshot_frames = pl_module.frames  # on every rank: on_train_end decides by it
         trainer.save_checkpoint(self.candidate)  # every rank takes part; rank 0 writes
         if not trainer.is_global_zero:
             return
-        self.snapshot_frames = pl_module.frames
         args = (str(self.candidate), self.episodes, self.seed, self.results, os.getpid())
         self.process = self.ctx.Process(target=evaluate_checkpoint, args=args, daemon=True)
         self.process.start()
