@@ -46,12 +46,18 @@ def run_dir(tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
-def compose(*overrides: str):
-    """The training config as train.py would compose it (no Hydra run dir, no logger)."""
-    from hydra import compose as hydra_compose
+def hydra_context():
+    """Hydra initialized on the training configs, as inside `python train.py`."""
     from hydra import initialize_config_dir
 
     from atari_a3c import schema  # noqa: F401  (registers the config's types)
 
-    with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
+    return initialize_config_dir(str(ROOT / "conf"), version_base="1.3")
+
+
+def compose(*overrides: str):
+    """The training config as train.py would compose it (no Hydra run dir, no logger)."""
+    from hydra import compose as hydra_compose
+
+    with hydra_context():
         return hydra_compose("train", overrides=["logger=none", *overrides])

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from conftest import compose
+from conftest import compose, hydra_context
 
-from atari_a3c.envs import TrainingEnvs, make_env
-from atari_a3c.training import size_from_cores
+from atari_a3c.envs import TrainingEnvs, env_spec, make_env
+from atari_a3c.training import check, size_from_cores
 
 SAME_START = ("env.noop_max=0", "env.fire_reset=false")  # random no-ops differ by design
 
@@ -29,3 +29,42 @@ def test_both_pipelines_give_identical_observations_and_rewards(game):
     finally:
         evaluation.close()
         training.close()
+
+
+def test_rgb_screens_reach_the_conv_net_through_both_pipelines():
+    cfg = compose("env.obs_type=rgb", *SAME_START)
+    size_from_cores(cfg)
+    spec = env_spec(cfg)
+    assert spec.obs_shape == (4, 84, 84, 3)
+    training = TrainingEnvs(cfg, 2)
+    try:
+        assert training.reset(seed=0).shape == (2, 4, 84, 84, 3)
+    finally:
+        training.close()
+
+
+def test_ram_observations_are_the_consoles_bytes_and_train_the_mlp():
+    overrides = ["env=breakout", "env.obs_type=ram", "env.frame_stack=1"]
+    cfg = compose(*overrides)
+    with hydra_context():
+        cfg, _, spec, _ = check(cfg, overrides)
+    assert spec.obs_shape == (1, 128) and cfg.model.encoder == "mlp"
+    env = make_env(cfg)
+    try:
+        obs, _ = env.reset(seed=0)
+        obs, *_ = env.step(1)
+        np.testing.assert_array_equal(obs[-1], env.unwrapped.ale.getRAM())
+    finally:
+        env.close()
+
+
+def test_a_game_mode_changes_the_game():
+    def first_frames(*overrides):
+        env = make_env(compose("env=spaceinvaders", *SAME_START, *overrides))
+        try:
+            obs, _ = env.reset(seed=0)
+            return [env.step(1)[0] for _ in range(50)]
+        finally:
+            env.close()
+
+    assert not np.array_equal(first_frames(), first_frames("env.mode=1"))

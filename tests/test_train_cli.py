@@ -62,6 +62,9 @@ def test_spaceinvaders_adam(run_dir):
         ("algo.lr_decay=maybe", "algo.lr_decay=maybe (Value 'maybe' is not a valid bool"),
         ("model.recurrent=maybe", "model.recurrent=maybe (Value 'maybe' is not a valid bool"),
         ("seed=abc", "seed=abc (Value 'abc' of type 'str' could not be converted to Integer"),
+        ("env.obs_type=rbg", "env.obs_type must be one of grayscale, rgb, ram, got 'rbg'"),
+        ("env.mode=99", "env.mode=99 is not one of ALE/Pong-v5's: 0, 1"),
+        ("env.difficulty=4", "env.difficulty=4 is not one of ALE/Pong-v5's: 0, 1, 2, 3"),
         ("ckpt_path=/nonexistent/last.ckpt", "checkpoint not found: /nonexistent/last.ckpt"),
     ],
 )

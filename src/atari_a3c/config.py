@@ -7,7 +7,16 @@ from collections.abc import Callable
 
 from omegaconf import DictConfig, OmegaConf
 
-from atari_a3c.envs import EnvSpec, is_atari, is_registered, known_env_ids, rom_name
+from atari_a3c.envs import (
+    OBS_TYPES,
+    EnvSpec,
+    game_options,
+    is_atari,
+    is_registered,
+    known_env_ids,
+    obs_type,
+    rom_name,
+)
 from atari_a3c.errors import ConfigError
 from atari_a3c.models import ENCODERS
 
@@ -92,6 +101,21 @@ def validate_env(cfg: DictConfig) -> None:
 
         if rom_name(env_id) not in roms.get_all_rom_ids():
             raise ConfigError(f"env.id: no ROM for {env_id} in ale-py")
+        _check_game_options(cfg.env)
+
+
+def _check_game_options(env_cfg: DictConfig) -> None:
+    """`env.obs_type` one we know; `env.mode` and `env.difficulty` null or one the game offers."""
+    if obs_type(env_cfg) not in OBS_TYPES:
+        raise ConfigError(
+            f"env.obs_type must be one of {', '.join(OBS_TYPES)}, got {obs_type(env_cfg)!r}"
+        )
+    modes, difficulties = game_options(env_cfg.id)
+    for key, valid in (("mode", modes), ("difficulty", difficulties)):
+        value = env_cfg.get(key)
+        if value is not None and value not in valid:
+            listed = ", ".join(map(str, valid))
+            raise ConfigError(f"env.{key}={value} is not one of {env_cfg.id}'s: {listed}")
 
 
 def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:

@@ -17,6 +17,7 @@ from gymnasium.wrappers import (
     FrameStackObservation,
     RecordEpisodeStatistics,
     RecordVideo,
+    TransformObservation,
 )
 from omegaconf import DictConfig
 
@@ -24,8 +25,30 @@ gym.register_envs(ale_py)
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)  # no banner on every env start
 
 
+OBS_TYPES = ("grayscale", "rgb", "ram")
+
+
 def is_atari(env_id: str) -> bool:
     return env_id.startswith("ALE/")
+
+
+def obs_type(env_cfg: DictConfig) -> str:
+    """What an Atari env observes; configs older than `obs_type` say `grayscale: true/false`."""
+    if env_cfg.get("obs_type") is not None:
+        return str(env_cfg.obs_type)
+    return "grayscale" if env_cfg.get("grayscale", True) else "rgb"
+
+
+def runs_natively(env_cfg: DictConfig) -> bool:
+    """Whether ale-py's native vector env can play this config: pixels, default mode and
+    difficulty. Anything else goes through gymnasium."""
+    return (
+        env_cfg.backend == "ale_vector"
+        and is_atari(env_cfg.id)
+        and obs_type(env_cfg) != "ram"
+        and env_cfg.get("mode") is None
+        and env_cfg.get("difficulty") is None
+    )
 
 
 def is_registered(env_id: str) -> bool:
@@ -47,6 +70,13 @@ def rom_name(env_id: str) -> str:
     """`ALE/SpaceInvaders-v5` -> `space_invaders`, the ROM name the native vector env takes."""
     game = env_id.removeprefix("ALE/").split("-")[0]
     return re.sub(r"(?<!^)(?=[A-Z])", "_", game).lower()
+
+
+def game_options(env_id: str) -> tuple[list[int], list[int]]:
+    """The game modes and difficulties an Atari ROM offers."""
+    ale = ale_py.ALEInterface()
+    ale.loadROM(ale_py.roms.get_rom_path(rom_name(env_id)))
+    return list(ale.getAvailableModes()), list(ale.getAvailableDifficulties())
 
 
 def observation_settings(cfg: DictConfig) -> tuple[int, int]:
@@ -76,18 +106,30 @@ def make_env(
         repeat_action_probability=env_cfg.sticky_action_prob,
         full_action_space=env_cfg.full_action_space,
         max_num_frames_per_episode=env_cfg.max_episode_frames,
+        mode=env_cfg.get("mode"),
+        difficulty=env_cfg.get("difficulty"),
         render_mode=render_mode,
     )
+    kind = obs_type(env_cfg)
     env = AtariPreprocessing(
         env,
         noop_max=env_cfg.noop_max,
         frame_skip=env_cfg.frame_skip,
         screen_size=screen,
-        grayscale_obs=env_cfg.grayscale,
+        grayscale_obs=kind == "grayscale",
     )
+    if kind == "ram":
+        env = _ram_observations(env)
     if video_dir is not None:
         env = _record(env, video_dir, fps=60 // env_cfg.frame_skip)
     return RecordEpisodeStatistics(FrameStackObservation(env, stack, padding_type="zero"))
+
+
+def _ram_observations(env: gym.Env) -> gym.Env:
+    """The console's 128 bytes of RAM after each (frame-skipped, no-op-started) step."""
+    ale = env.unwrapped.ale
+    space = gym.spaces.Box(0, 255, (len(ale.getRAM()),), np.uint8)
+    return TransformObservation(env, lambda _: ale.getRAM(), space)
 
 
 def _record(env: gym.Env, video_dir: Path, fps: int | None = None) -> gym.Env:
@@ -111,7 +153,7 @@ def _native_vector_env(cfg: DictConfig, num_envs: int) -> gym.vector.VectorEnv:
         autoreset_mode=AutoresetMode.SAME_STEP,
         img_height=screen,
         img_width=screen,
-        grayscale=env_cfg.grayscale,
+        grayscale=obs_type(env_cfg) == "grayscale",
         stack_num=stack,
         frameskip=env_cfg.frame_skip,
         noop_max=env_cfg.noop_max,
@@ -141,7 +183,7 @@ class TrainingEnvs:
 
     def __init__(self, cfg: DictConfig, num_envs: int):
         env_cfg = cfg.env
-        if env_cfg.backend == "ale_vector" and is_atari(env_cfg.id):
+        if runs_natively(env_cfg):
             self.env = _native_vector_env(cfg, num_envs)
         else:
             self.env = SyncVectorEnv(

@@ -113,9 +113,11 @@ class ActorCritic(nn.Module):
         return zeros, zeros.clone()
 
     def _scale(self, obs: Tensor) -> Tensor:
-        """`[N, *obs_shape]` -> float: RGB stacks folded into channels, pixels in [0, 1]."""
+        """`[N, *obs_shape]` -> float: RGB stacks folded into channels, bytes (pixels, RAM)
+        in [0, 1]."""
         if not self.is_image:
-            return obs.flatten(1).float()
+            flat = obs.flatten(1).float()
+            return flat.div_(255.0) if obs.dtype == torch.uint8 else flat
         if obs.dim() == 5:
             obs = obs.permute(0, 1, 4, 2, 3).flatten(1, 2)
         return obs.float().div_(255.0)

@@ -22,7 +22,9 @@ class EnvConfig:
     episodic_life: bool
     max_episode_frames: int
     screen_size: int | None = None  # Atari only, like the keys below
-    grayscale: bool | None = None
+    obs_type: str | None = None
+    mode: int | None = None
+    difficulty: int | None = None
     frame_stack: int | None = None
     noop_max: int | None = None
     sticky_action_prob: float | None = None

@@ -26,7 +26,7 @@ from atari_a3c.checkpoint import (
     stored_overrides,
 )
 from atari_a3c.config import check_model_fits, validate
-from atari_a3c.envs import EnvSpec, env_spec
+from atari_a3c.envs import EnvSpec, env_spec, obs_type
 from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
@@ -78,6 +78,19 @@ def resume_config(
     return compose("train", overrides=overrides), overrides
 
 
+def model_for_observations(cfg: DictConfig, overrides: list[str]) -> tuple[DictConfig, list[str]]:
+    """RAM observations go into `model=mlp_lstm`, as CartPole's vectors do, unless a model
+    was chosen on the command line."""
+    if (
+        obs_type(cfg.env) != "ram"
+        or cfg.model.encoder == "mlp"
+        or any(o.startswith("model=") for o in overrides)
+    ):
+        return cfg, overrides
+    overrides = [*overrides, "model=mlp_lstm"]
+    return compose("train", overrides=overrides), overrides
+
+
 def check(cfg: DictConfig, overrides: list[str]):
     """Every check that needs no process: values, env, model fit, the checkpoints named.
 
@@ -86,6 +99,7 @@ def check(cfg: DictConfig, overrides: list[str]):
     """
     checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
     cfg, overrides = resume_config(cfg, overrides, checkpoints.get("ckpt_path"))
+    cfg, overrides = model_for_observations(cfg, overrides)
     size_from_cores(cfg)
     validate(cfg)
     spec = env_spec(cfg)
