@@ -41,6 +41,12 @@ def read_metrics(run_dir: Path) -> list[dict[str, float]]:
         return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(f)]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def wandb_data_dir(tmp_path_factory) -> None:
+    """W&B stages logged checkpoint artifacts in its data dir: the tests' go to a temp dir."""
+    os.environ["WANDB_DATA_DIR"] = str(tmp_path_factory.mktemp("wandb-data"))
+
+
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     return tmp_path / "run"

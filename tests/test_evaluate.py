@@ -145,3 +145,18 @@ def test_checkpoint_older_than_later_options_plays_on_a_named_game(pong_run, tmp
 def test_nonsense_values_exit_2(pong_run, override, message):
     result = evaluate(f"ckpt={pong_run / 'checkpoints' / 'last.ckpt'}", override)
     assert result.returncode == 2 and message in result.stderr
+
+
+def test_exported_weights_are_small_play_and_start_a_run(cartpole_run, tmp_path):
+    source, small = cartpole_run / "checkpoints" / "last.ckpt", tmp_path / "small.ckpt"
+    result = run_script("src/atari_a3c/export.py", str(source), str(small))
+    assert result.returncode == 0, result.stderr
+    assert small.stat().st_size < source.stat().st_size / 2
+    weights = torch.load(source, weights_only=True)["state_dict"]
+    exported = torch.load(small, weights_only=True)["state_dict"]
+    assert exported["model.policy.weight"].dtype == torch.bfloat16
+    assert torch.equal(exported["model.policy.weight"], weights["model.policy.weight"].bfloat16())
+    assert torch.equal(exported["model.obs_mean"], weights["model.obs_mean"])  # statistics kept
+    result = evaluate(f"ckpt={small}", "episodes=2")
+    assert result.returncode == 0, result.stderr
+    train(tmp_path / "finetune", "experiment=cartpole", "frames=2000", f"init_from={small}")

@@ -15,7 +15,15 @@ def assert_run_outputs(run_dir, env_id: str) -> None:
     meta = checkpoint["atari_a3c"]
     assert meta["env_id"] == env_id and meta["frames"] >= 4000
     assert meta["config"]["env"]["id"] == env_id and meta["num_actions"] > 0
-    assert list(run_dir.glob("wandb/offline-run-*/run-*.wandb")), "no offline W&B run"
+    (wandb_run,) = run_dir.glob("wandb/offline-run-*/run-*.wandb")
+    records = wandb_run.read_bytes()  # the offline run's log, which `wandb sync` uploads
+    for name in (
+        b"last.ckpt",
+        b"best.ckpt",
+        b'"eval_mean"',
+        b"model-" + wandb_run.stem[4:].encode(),
+    ):
+        assert name in records, f"no {name} among the run's checkpoint artifacts"
     assert (run_dir / "config.yaml").exists() and (run_dir / "train.log").exists()
 
 

@@ -1,4 +1,5 @@
-"""Callbacks: actor lifecycle, frame-based checkpoints and a progress bar in env frames."""
+"""Callbacks: actor lifecycle, frame-based checkpoints, W&B checkpoint artifacts and a
+progress bar in env frames."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import lightning as L
 from lightning.pytorch.callbacks import Callback, ProgressBar
+from lightning.pytorch.loggers import WandbLogger
 from tqdm.auto import tqdm
 
 from atari_a3c.actors import ActorFailure, ActorPool
@@ -68,6 +70,38 @@ class LastCheckpoint(Callback):
         trainer.save_checkpoint(self.path)
         if trainer.is_global_zero:
             plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
+
+
+class CheckpointArtifacts(Callback):
+    """When training ends, logs `last.ckpt` (alias `latest`) and `best.ckpt` (alias `best`) as
+    versions of the W&B model artifact `model-<run id>`, with frames, evaluation mean, env and
+    model as metadata. Offline runs keep them for `wandb sync`."""
+
+    def __init__(self, dirpath: Path):
+        self.dir = Path(dirpath)
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        if not (trainer.is_global_zero and isinstance(trainer.logger, WandbLogger)):
+            return
+        import wandb
+
+        run = trainer.logger.experiment
+        evals = pl_module.eval_history
+        best = max(evals, key=lambda entry: entry[1], default=None)
+        final = evals[-1] if evals and evals[-1][0] == pl_module.frames else None
+        for name, alias, scored in (("last", "latest", final), ("best", "best", best)):
+            path = self.dir / f"{name}.ckpt"
+            if not path.exists():
+                continue
+            meta = {
+                "env_id": pl_module.cfg.env.id,
+                "model": pl_module.cfg.model.encoder,
+                "frames": scored[0] if scored else pl_module.frames,
+                "eval_mean": scored[1] if scored else None,
+            }
+            artifact = wandb.Artifact(f"model-{run.id}", type="model", metadata=meta)
+            artifact.add_file(str(path), name=path.name)
+            run.log_artifact(artifact, aliases=[alias])
 
 
 class FrameProgressBar(ProgressBar):

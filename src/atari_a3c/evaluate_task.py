@@ -11,6 +11,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint, policy_from_checkpoint
+from atari_a3c.checkpoint_sources import locate
 from atari_a3c.config import validate_env
 from atari_a3c.envs import env_spec
 from atari_a3c.errors import ConfigError
@@ -40,7 +41,7 @@ def check_request(cfg: DictConfig) -> tuple[dict, DictConfig]:
         raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
     if cfg.render == "human" and not os.environ.get("DISPLAY"):
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
-    checkpoint = load_checkpoint(cfg.ckpt)
+    checkpoint = load_checkpoint(locate(str(cfg.ckpt)))
     train_cfg = OmegaConf.create(checkpoint[KEY]["config"])
     if cfg.env:
         train_cfg.env.id = env_id_for(str(cfg.env))

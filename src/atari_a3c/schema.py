@@ -68,6 +68,7 @@ class EvalConfig:
 @dataclass
 class CallbacksConfig:
     checkpoint_every_frames: int
+    wandb_artifacts: bool
     eval: EvalConfig
 
 

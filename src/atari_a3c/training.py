@@ -16,7 +16,12 @@ from torch.utils.data import DataLoader
 
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
-from atari_a3c.callbacks import ActorSync, FrameProgressBar, LastCheckpoint
+from atari_a3c.callbacks import (
+    ActorSync,
+    CheckpointArtifacts,
+    FrameProgressBar,
+    LastCheckpoint,
+)
 from atari_a3c.checkpoint import (
     KEY,
     AtomicCheckpointIO,
@@ -25,6 +30,7 @@ from atari_a3c.checkpoint import (
     policy_from_checkpoint,
     stored_overrides,
 )
+from atari_a3c.checkpoint_sources import locate
 from atari_a3c.config import check_model_fits, validate
 from atari_a3c.envs import EnvSpec, env_spec, obs_type
 from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
@@ -97,7 +103,11 @@ def check(cfg: DictConfig, overrides: list[str]):
     Returns the effective config and overrides (a resumed run's own, updated), the env spec
     and the checkpoints loaded.
     """
-    checkpoints = {key: load_checkpoint(cfg[key]) for key in ("ckpt_path", "init_from") if cfg[key]}
+    checkpoints = {}
+    if cfg.ckpt_path:
+        checkpoints["ckpt_path"] = load_checkpoint(cfg.ckpt_path)
+    if cfg.init_from:  # also a shipped agent or a W&B artifact
+        checkpoints["init_from"] = load_checkpoint(locate(cfg.init_from))
     cfg, overrides = resume_config(cfg, overrides, checkpoints.get("ckpt_path"))
     cfg, overrides = model_for_observations(cfg, overrides)
     size_from_cores(cfg)
@@ -149,6 +159,8 @@ def train(cfg: DictConfig) -> float:
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
         FrameProgressBar(),
     ]
+    if cfg.callbacks.wandb_artifacts:
+        callbacks.append(CheckpointArtifacts(run_dir / "checkpoints"))
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
     trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]))
     wandb_id = checkpoints["ckpt_path"][KEY]["wandb_id"] if "ckpt_path" in checkpoints else None
