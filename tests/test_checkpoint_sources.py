@@ -3,7 +3,7 @@
 import pytest
 from conftest import ROOT
 
-from atari_a3c.checkpoint_sources import locate, shipped_agents
+from atari_a3c.checkpoint_sources import locate
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput, CheckpointError
 
