@@ -1,4 +1,5 @@
-"""Reading checkpoints safely (`weights_only=True`) and checking they fit the env asked for."""
+"""Checkpoints: written atomically, read safely (`weights_only=True`), checked against the env
+asked for, turned back into a policy. No Lightning here: evaluation processes import it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 import torch
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
-from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.errors import CheckpointError
@@ -20,24 +20,22 @@ from atari_a3c.models import ActorCritic, build_model
 KEY = "atari_a3c"
 
 
-class AtomicCheckpointIO(TorchCheckpointIO):
+def save_atomically(checkpoint: dict, path: str | Path) -> None:
     """Write to a temp file in the same dir, fsync, rename: a kill at any moment leaves either
     the previous file or the new one, never half of one."""
-
-    def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with temp.open("wb") as f:
-            torch.save(checkpoint, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with temp.open("wb") as f:
+        torch.save(checkpoint, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def load_checkpoint(path: str | Path) -> dict:

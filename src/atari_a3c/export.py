@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from atari_a3c.checkpoint import KEY, AtomicCheckpointIO, load_checkpoint, policy_from_checkpoint
+from atari_a3c.checkpoint import KEY, load_checkpoint, policy_from_checkpoint, save_atomically
 from atari_a3c.errors import BadInput, fail
 
 KEPT = ("config", "env_id", "num_actions", "obs_shape", "frames", "updates", "eval_history")
@@ -31,7 +31,7 @@ def export(source: Path, target: Path) -> int:
     }
     meta = {key: checkpoint[KEY][key] for key in KEPT}
     meta |= {"overrides": [], "recent_returns": [], "game_history": [], "wandb_id": None}
-    AtomicCheckpointIO().save_checkpoint({"state_dict": weights, KEY: meta}, target)
+    save_atomically({"state_dict": weights, KEY: meta}, target)
     return target.stat().st_size
 
 

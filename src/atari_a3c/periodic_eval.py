@@ -8,25 +8,12 @@ import queue
 import statistics
 from pathlib import Path
 
-import torch
 import torch.multiprocessing as mp
 from lightning.pytorch.callbacks import Callback
 
-from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
-from atari_a3c.child_process import become_child
-from atari_a3c.play import play
+from atari_a3c.play import score_checkpoint
 
 log = logging.getLogger(__name__)
-
-
-def evaluate_checkpoint(
-    path: str, episodes: int, seed: int, results: mp.Queue, parent: int
-) -> None:
-    """Process entry: play `episodes` greedy games with the checkpoint's policy, send the scores."""
-    become_child(parent)
-    torch.set_num_threads(1)
-    cfg, model = policy_from_checkpoint(load_checkpoint(path))
-    results.put([game.score for game in play(cfg, model, episodes, seed)])
 
 
 class PeriodicEvaluation(Callback):
@@ -85,7 +72,7 @@ class PeriodicEvaluation(Callback):
         if not trainer.is_global_zero:
             return
         args = (str(self.candidate), self.episodes, self.seed, self.results, os.getpid())
-        self.process = self.ctx.Process(target=evaluate_checkpoint, args=args, daemon=True)
+        self.process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
         self.process.start()
 
     def _scores(self, block: bool) -> list[float] | None:

@@ -12,6 +12,8 @@ import numpy as np
 import torch
 from omegaconf import DictConfig
 
+from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
+from atari_a3c.child_process import become_child
 from atari_a3c.envs import make_env
 from atari_a3c.models import ActorCritic, inference_context
 
@@ -111,6 +113,15 @@ def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> N
         actions = probs.argmax(-1) if greedy else torch.multinomial(probs, 1, generator=generator)
         for slot, action in zip(active, actions.flatten().tolist(), strict=True):
             first[slot] = games.step(slot, action)
+
+
+def score_checkpoint(path: str, episodes: int, seed: int, results, parent: int) -> None:
+    """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy and
+    put their scores on `results`. Imports no Lightning, so it starts in a couple of seconds."""
+    become_child(parent)
+    torch.set_num_threads(1)
+    cfg, model = policy_from_checkpoint(load_checkpoint(path))
+    results.put([game.score for game in play(cfg, model, episodes, seed)])
 
 
 def summarize(games: list[Game]) -> dict[str, float]:

@@ -11,6 +11,7 @@ import lightning as L
 import torch
 from hydra import compose
 from hydra.core.hydra_config import HydraConfig
+from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 
@@ -24,10 +25,10 @@ from atari_a3c.callbacks import (
 )
 from atari_a3c.checkpoint import (
     KEY,
-    AtomicCheckpointIO,
     check_compatible,
     load_checkpoint,
     policy_from_checkpoint,
+    save_atomically,
     stored_overrides,
 )
 from atari_a3c.checkpoint_sources import locate
@@ -41,6 +42,13 @@ from atari_a3c.shutdown import GracefulShutdown
 
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
+
+
+class AtomicCheckpointIO(TorchCheckpointIO):
+    """Lightning's checkpoint writer, writing atomically."""
+
+    def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
+        save_atomically(checkpoint, path)
 
 
 def size_from_cores(cfg: DictConfig) -> None:
@@ -97,26 +105,54 @@ def model_for_observations(cfg: DictConfig, overrides: list[str]) -> tuple[DictC
     return compose("train", overrides=overrides), overrides
 
 
-def check(cfg: DictConfig, overrides: list[str]):
+def effective_config(
+    cfg: DictConfig, overrides: list[str], resumed: dict | None
+) -> tuple[DictConfig, list[str]]:
+    """The config a job runs: a resumed run's own overrides, the model for the observations,
+    the layout from the cores."""
+    cfg, overrides = resume_config(cfg, overrides, resumed)
+    cfg, overrides = model_for_observations(cfg, overrides)
+    size_from_cores(cfg)
+    return cfg, overrides
+
+
+def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
     """Every check that needs no process: values, env, model fit, the checkpoints named.
 
     Returns the effective config and overrides (a resumed run's own, updated), the env spec
-    and the checkpoints loaded.
+    and the checkpoints loaded. `checked` (the env spec and checkpoints the command line's
+    check found for this job) skips what was already done.
     """
+    if checked is not None:
+        spec, checkpoints = checked
+        cfg, overrides = effective_config(cfg, overrides, checkpoints.get("ckpt_path"))
+        return cfg, overrides, spec, checkpoints
     checkpoints = {}
     if cfg.ckpt_path:
         checkpoints["ckpt_path"] = load_checkpoint(cfg.ckpt_path)
     if cfg.init_from:  # also a shipped agent or a W&B artifact
         checkpoints["init_from"] = load_checkpoint(locate(cfg.init_from))
-    cfg, overrides = resume_config(cfg, overrides, checkpoints.get("ckpt_path"))
-    cfg, overrides = model_for_observations(cfg, overrides)
-    size_from_cores(cfg)
+    cfg, overrides = effective_config(cfg, overrides, checkpoints.get("ckpt_path"))
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
     return cfg, overrides, spec, checkpoints
+
+
+CHECKED: dict[tuple[str, ...], tuple[EnvSpec, dict]] = {}  # what precheck_job found, per job
+
+
+def _job_key(overrides: list[str]) -> tuple[str, ...]:
+    return tuple(o for o in overrides if not o.startswith(("hydra.", "hydra/")))
+
+
+def precheck_job(cfg: DictConfig, overrides: list[str]) -> None:
+    """The command line's check of one job; its env spec and checkpoints wait for the task,
+    so a launch in this process checks its config once."""
+    _, _, spec, checkpoints = check(cfg, overrides)
+    CHECKED[_job_key(overrides)] = (spec, checkpoints)
 
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
@@ -144,7 +180,8 @@ def build_pool(cfg: DictConfig, spec: EnvSpec, learner: ActorCriticLearner) -> A
 def train(cfg: DictConfig) -> float:
     """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
     overrides = list(HydraConfig.get().overrides.task)
-    cfg, overrides, spec, checkpoints = check(cfg, overrides)
+    checked = CHECKED.pop(_job_key(overrides), None)
+    cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
