@@ -67,7 +67,7 @@ class LastCheckpoint(Callback):
             self.save(trainer, pl_module)
 
     def save(self, trainer, pl_module) -> None:
-        trainer.save_checkpoint(self.path)
+        trainer.save_checkpoint(self.path, weights_only=False)
         if trainer.is_global_zero:
             plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
 

@@ -68,7 +68,9 @@ class PeriodicEvaluation(Callback):
 
     def _launch(self, trainer, pl_module) -> None:
         self.snapshot_frames = pl_module.frames  # on every rank: on_train_end decides by it
-        trainer.save_checkpoint(self.candidate)  # every rank takes part; rank 0 writes
+        trainer.save_checkpoint(
+            self.candidate, weights_only=False
+        )  # every rank takes part; rank 0 writes
         if not trainer.is_global_zero:
             return
         args = (str(self.candidate), self.episodes, self.seed, self.results, os.getpid())
