@@ -160,3 +160,17 @@ def test_exported_weights_are_small_play_and_start_a_run(cartpole_run, tmp_path)
     result = evaluate(f"ckpt={small}", "episodes=2")
     assert result.returncode == 0, result.stderr
     train(tmp_path / "finetune", "experiment=cartpole", "frames=2000", f"init_from={small}")
+
+
+def test_checkpoints_compared_on_identical_games(cartpole_run, tmp_path):
+    last, best = (cartpole_run / "checkpoints" / f"{n}.ckpt" for n in ("last", "best"))
+    result = evaluate(f"ckpt=[{last},{best},{last}]", "episodes=4", f"output_dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "comparison.json").read_text())
+    first, _, again = (
+        [(g["seed"], g["score"], g["length"]) for g in games] for games in report["games"]
+    )
+    assert first == again and [seed for seed, _, _ in first] == [0, 1, 2, 3]
+    row = report["checkpoints"][2]  # the first checkpoint again: every game the same
+    assert (row["diff"], row["won"], row["tied"], row["lost"]) == (0.0, 0, 4, 0)
+    assert "vs first" in result.stdout and "0/4/0" in result.stdout

@@ -12,6 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint, policy_from_checkpoint
 from atari_a3c.checkpoint_sources import locate
+from atari_a3c.compare import paired_rows, print_rows
 from atari_a3c.config import validate_env
 from atari_a3c.envs import env_spec
 from atari_a3c.errors import ConfigError
@@ -28,8 +29,13 @@ def env_id_for(name: str) -> str:
     return str(OmegaConf.load(path).id) if path.exists() else name
 
 
-def check_request(cfg: DictConfig) -> tuple[dict, DictConfig]:
-    """Validate the command line and the checkpoint; returns the checkpoint and its env config."""
+def checkpoint_refs(cfg: DictConfig) -> list[str]:
+    """`ckpt=a.ckpt` or `ckpt=[a.ckpt,b.ckpt]` (a comparison)."""
+    return [str(ref) for ref in cfg.ckpt] if OmegaConf.is_list(cfg.ckpt) else [str(cfg.ckpt)]
+
+
+def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
+    """Validate the command line and the checkpoints; returns each checkpoint and its env config."""
     episodes, seed = cfg.episodes, cfg.seed
     if not (isinstance(episodes, int) and episodes > 0):
         raise ConfigError(f"episodes must be a positive integer, got {episodes!r}")
@@ -41,7 +47,19 @@ def check_request(cfg: DictConfig) -> tuple[dict, DictConfig]:
         raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
     if cfg.render == "human" and not os.environ.get("DISPLAY"):
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
-    checkpoint = load_checkpoint(locate(str(cfg.ckpt)))
+    refs = checkpoint_refs(cfg)
+    if len(refs) > 1 and cfg.render:
+        raise ConfigError("render plays one checkpoint; compare checkpoints without it")
+    loaded = [load_request(cfg, ref) for ref in refs]
+    games = sorted({train_cfg.env.id for _, train_cfg in loaded})
+    if len(games) > 1:
+        raise ConfigError(f"ckpt: the checkpoints play different games ({', '.join(games)})")
+    return loaded
+
+
+def load_request(cfg: DictConfig, ref: str) -> tuple[dict, DictConfig]:
+    """One checkpoint and the training config it plays with (on `cfg.env` if named)."""
+    checkpoint = load_checkpoint(locate(ref))
     train_cfg = OmegaConf.create(checkpoint[KEY]["config"])
     if cfg.env:
         train_cfg.env.id = env_id_for(str(cfg.env))
@@ -63,6 +81,26 @@ def print_table(summary: dict[str, float]) -> None:
     )
 
 
+def compare(cfg: DictConfig, loaded: list[tuple[dict, DictConfig]]) -> float:
+    """Every checkpoint plays the same `episodes` games; one table with paired differences."""
+    results = []
+    for ref, (checkpoint, train_cfg) in zip(checkpoint_refs(cfg), loaded, strict=True):
+        _, model = policy_from_checkpoint(checkpoint)
+        games = play(train_cfg, model, cfg.episodes, cfg.seed, cfg.greedy)
+        results.append((ref, games))
+        print(f"{ref}: {summarize(games)['mean']:.2f} over {cfg.episodes} games", flush=True)
+    rows = paired_rows(results)
+    print_rows(rows)
+    if cfg.output_dir:
+        out = Path(cfg.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        report = {"env_id": loaded[0][1].env.id, "checkpoints": rows}
+        report["games"] = [as_rows(games) for _, games in results]
+        (out / "comparison.json").write_text(json.dumps(report, indent=2))
+        print(f"results: {out / 'comparison.json'}")
+    return rows[0]["mean"]
+
+
 def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": meta["env_id"], "frames_trained": meta["frames"], "summary": summary}
@@ -75,8 +113,12 @@ def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> No
 
 
 def evaluate(cfg: DictConfig) -> float:
-    """Play the games, print one line each and a summary; write results and videos if asked."""
-    checkpoint, train_cfg = check_request(cfg)
+    """Play the games, print one line each and a summary; write results and videos if asked.
+    Several checkpoints are compared on identical games instead."""
+    loaded = check_request(cfg)
+    if len(loaded) > 1:
+        return compare(cfg, loaded)
+    checkpoint, train_cfg = loaded[0]
     _, model = policy_from_checkpoint(checkpoint)
     out = Path(cfg.output_dir) if cfg.output_dir else None
     if cfg.render is True and out is None:
