@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots, allocate_slots
 from atari_a3c.child_process import become_child
 from atari_a3c.envs import TrainingEnvs
-from atari_a3c.errors import TrainingStopped
+from atari_a3c.errors import ActorFailure
 from atari_a3c.models import State, build_model, inference_context
 
 POLL_SECONDS = 0.5
@@ -95,10 +95,6 @@ def actor_main(worker: int, conn: Connection, shared: tuple, seed: int) -> None:
     except Exception as error:
         conn.send(f"{type(error).__name__}: {error}")
         sys.exit(1)
-
-
-class ActorFailure(TrainingStopped):
-    """An actor kept failing: training stops (after saving a checkpoint)."""
 
 
 class ActorPool:

@@ -10,8 +10,9 @@ from lightning.pytorch.callbacks import Callback, ProgressBar
 from lightning.pytorch.loggers import WandbLogger
 from tqdm.auto import tqdm
 
-from atari_a3c.actors import ActorFailure, ActorPool
+from atari_a3c.actors import ActorPool
 from atari_a3c.curves import plot_returns
+from atari_a3c.errors import ActorFailure
 
 
 class ActorSync(Callback):

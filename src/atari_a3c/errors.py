@@ -22,6 +22,10 @@ class TrainingStopped(RuntimeError):
     """Training had to stop (an actor kept failing, losses stayed non-finite); exit code 1."""
 
 
+class ActorFailure(TrainingStopped):
+    """An actor kept failing: training stops (after saving a checkpoint)."""
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     print(f"error: {message}", file=sys.stderr)
     sys.exit(code)

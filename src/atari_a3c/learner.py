@@ -14,8 +14,9 @@ from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
 
 from atari_a3c import returns as R
-from atari_a3c.errors import TrainingStopped
+from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.models import build_model
+from atari_a3c.rollouts import FAILURE
 
 RECENT_GAMES = 100
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class ActorCriticLearner(L.LightningModule):
         return sum(self.recent_returns) / len(self.recent_returns) if self.recent_returns else 0.0
 
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
+        self.stop_if_an_actor_failed(batch)
         self.count_frames(batch)
         if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
             self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
@@ -65,6 +67,12 @@ class ActorCriticLearner(L.LightningModule):
         # Always backward, even a non-finite loss: its gradients are non-finite on every rank
         # after DDP averages them, so every rank skips the same update while clipping.
         return losses.total
+
+    def stop_if_an_actor_failed(self, batch: dict) -> None:
+        """Raise ActorFailure on every rank when any rank's actors failed (one decision)."""
+        failed = self.trainer.strategy.reduce_boolean_decision(FAILURE in batch, all=False)
+        if failed:
+            raise ActorFailure(batch.get(FAILURE, "an actor of another rank kept failing"))
 
     def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
         """The algo's targets and advantages, then the shared actor-critic loss."""

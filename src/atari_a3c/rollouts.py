@@ -9,16 +9,19 @@ from torch import Tensor
 from torch.utils.data import IterableDataset
 
 from atari_a3c.actors import ActorPool
+from atari_a3c.errors import ActorFailure
 
 TIME_MAJOR = ("obs", "done", "action", "reward", "logits")
 ENV_MAJOR = ("h0", "c0")
 GAMES = ("game_return", "game_length")
+FAILURE = "actor_failure"  # the only key of the batch an ActorFailure becomes
 
 
 class RolloutDataset(IterableDataset):
     """Endless stream of batches of `batch_rollouts` rollouts; slots go back to the actors at once.
 
-    `steps` counts the env steps a batch brings. Use with
+    `steps` counts the env steps a batch brings. An ActorFailure becomes a batch holding only
+    its message under FAILURE, so that under DDP every rank stops at that step. Use with
     `DataLoader(dataset, batch_size=None, num_workers=0)`: the batches are already made.
     """
 
@@ -27,7 +30,10 @@ class RolloutDataset(IterableDataset):
 
     def __iter__(self) -> Iterator[dict[str, Tensor]]:
         while True:
-            yield self.collect()
+            try:
+                yield self.collect()
+            except ActorFailure as failure:  # the learner stops every rank at the same step
+                yield {FAILURE: str(failure)}
 
     def collect(self) -> dict[str, Tensor]:
         """The next `batch_rollouts` full slots, copied out, their slots released."""
