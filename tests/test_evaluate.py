@@ -1,7 +1,6 @@
 """evaluate.py on checkpoints made by real training runs; the eval callback; init_from."""
 
 import json
-import pickle
 
 import imageio.v3 as iio
 import pytest
@@ -80,36 +79,18 @@ def test_init_from_starts_a_new_run_from_the_weights(cartpole_run, tmp_path):
     assert 5000 <= new["atari_a3c"]["frames"] < 30000, "a fresh budget, not a resumed one"
 
 
-class Exploit:
-    def __reduce__(self):
-        return (print, ("pwned",))
-
-
-def bad_files(tmp_path, pong_run):
-    empty, truncated, foreign, evil = (tmp_path / n for n in ("e.ckpt", "t.ckpt", "f.pt", "x.pt"))
-    empty.touch()
+def test_truncated_checkpoint_exits_2_with_one_line(pong_run, tmp_path):
+    """The exit-2 contract end to end; tests/test_bad_checkpoints.py checks every kind of file."""
+    truncated = tmp_path / "t.ckpt"
     truncated.write_bytes((pong_run / "checkpoints" / "last.ckpt").read_bytes()[:5000])
-    torch.save({"state_dict": {}}, foreign)
-    evil.write_bytes(pickle.dumps(Exploit()))
-    return {
-        "missing": (tmp_path / "nope.ckpt", "checkpoint not found"),
-        "directory": (tmp_path, "checkpoint is not a file"),
-        "empty": (empty, "checkpoint is empty"),
-        "truncated": (truncated, "truncated or not a torch file"),
-        "foreign": (foreign, "not a checkpoint of this project"),
-        "evil": (evil, "refused by the safe loader"),
-    }
-
-
-@pytest.mark.parametrize("case", ["missing", "directory", "empty", "truncated", "foreign", "evil"])
-def test_bad_checkpoint_exits_2_with_one_line(pong_run, tmp_path, case):
-    path, message = bad_files(tmp_path, pong_run)[case]
     for script, key in (("evaluate.py", "ckpt"), ("train.py", "init_from")):
-        result = run_script(script, f"{key}={path}", f"hydra.run.dir={tmp_path / 'r'}", timeout=60)
+        args = (f"{key}={truncated}", f"hydra.run.dir={tmp_path / 'r'}")
+        result = run_script(script, *args, timeout=60)
         assert result.returncode == 2, result.stderr
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and message in lines[0], result.stderr
-        assert "pwned" not in result.stdout
+        assert (
+            result.stderr.strip()
+            == f"error: checkpoint is truncated or not a torch file: {truncated}"
+        )
 
 
 def test_checkpoint_for_another_game_names_both(pong_run):
@@ -132,19 +113,6 @@ def test_checkpoint_older_than_later_options_plays_on_a_named_game(pong_run, tmp
     torch.save(checkpoint, old)
     result = evaluate(f"ckpt={old}", "env=pong", "episodes=1", f"hydra.run.dir={tmp_path}/eval")
     assert result.returncode == 0, result.stderr
-
-
-@pytest.mark.parametrize(
-    ("override", "message"),
-    [
-        ("episodes=0", "episodes must be a positive integer"),
-        ("seed=-1", "seed must be an integer"),
-        ("render=human", "render=human needs a display (DISPLAY is not set)"),
-    ],
-)
-def test_nonsense_values_exit_2(pong_run, override, message):
-    result = evaluate(f"ckpt={pong_run / 'checkpoints' / 'last.ckpt'}", override)
-    assert result.returncode == 2 and message in result.stderr
 
 
 def test_exported_weights_are_small_play_and_start_a_run(cartpole_run, tmp_path):

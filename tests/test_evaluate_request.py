@@ -1,4 +1,7 @@
-"""Checkpoints named on the command line: files, shipped agents, W&B artifacts."""
+"""evaluate.py's command line: the checkpoints it names (files, shipped agents, W&B artifacts) and
+its values, checked before any game starts."""
+
+import re
 
 import pytest
 from conftest import ROOT
@@ -24,3 +27,20 @@ def test_a_wandb_artifact_without_a_server_is_one_line(monkeypatch):
     ref = "ckpt=wandb:someone/atari-a3c/model-abc123:best"
     with pytest.raises(BadInput, match="W&B artifact 'someone/atari-a3c/model-abc123:best' not"):
         check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, [ref])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("episodes=0", "episodes must be a positive integer"),
+        ("seed=-1", "seed must be an integer"),
+        ("render=human", "render=human needs a display (DISPLAY is not set)"),
+        ("render=true", "render plays one checkpoint; compare checkpoints without it"),
+    ],
+)
+def test_nonsense_values_are_one_line(monkeypatch, override, message):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    with pytest.raises(BadInput, match=re.escape(message)):
+        check_command_line(
+            ROOT / "conf" / "evaluate", "evaluate", evaluate_check, ["ckpt=[a,b]", override]
+        )
