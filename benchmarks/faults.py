@@ -46,7 +46,8 @@ def launch(run_dir: Path, overrides: list[str]) -> subprocess.Popen:
     last = run_dir / "checkpoints" / "last.ckpt"
     resume = [f"ckpt_path={last}"] if last.exists() else [f"hydra.run.dir={run_dir}"]
     cmd = [sys.executable, str(REPO / "train.py"), *RUN, *overrides, *resume]
-    return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with (run_dir.parent / "stderr.log").open("a") as log:  # a pipe nobody reads would fill up
+        return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=log)
 
 
 def wait_for_checkpoint(run_dir: Path, proc: subprocess.Popen, after: float) -> bool:
