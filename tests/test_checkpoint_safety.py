@@ -47,3 +47,14 @@ def test_resuming_a_crafted_checkpoint_exits_2_and_changes_nothing(tmp_path):
         "error: checkpoint holds an override that is not allowed: 'optim._target_=os.system'"
     ]
     assert path.read_bytes() == before
+
+
+def test_a_save_removes_the_temp_file_a_killed_writer_left(tmp_path):
+    from atari_a3c.checkpoint import save_atomically
+
+    path = tmp_path / "last.ckpt"
+    stale = tmp_path / ".last.ckpt.12345.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    save_atomically({"frames": 3}, path)
+    assert not stale.exists() and torch.load(path, weights_only=True) == {"frames": 3}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.ckpt"]

@@ -21,7 +21,8 @@ KEY = "atari_a3c"
 
 def save_atomically(checkpoint: dict, path: str | Path) -> None:
     """Write to a temp file in the same dir, fsync, rename: a kill at any moment leaves either
-    the previous file or the new one, never half of one."""
+    the previous file or the new one, never half of one; the next save removes the temp file
+    a killed writer left."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -30,6 +31,8 @@ def save_atomically(checkpoint: dict, path: str | Path) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(temp, path)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by writers killed mid-save
+        stale.unlink(missing_ok=True)
     directory = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(directory)
