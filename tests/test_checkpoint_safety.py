@@ -4,7 +4,7 @@ import pytest
 import torch
 from conftest import compose, run_script
 
-from atari_a3c.checkpoint import KEY, stored_overrides
+from atari_a3c.checkpoint import KEY, save_atomically, stored_overrides
 from atari_a3c.errors import CheckpointError
 
 
@@ -50,8 +50,6 @@ def test_resuming_a_crafted_checkpoint_exits_2_and_changes_nothing(tmp_path):
 
 
 def test_a_save_removes_the_temp_file_a_killed_writer_left(tmp_path):
-    from atari_a3c.checkpoint import save_atomically
-
     path = tmp_path / "last.ckpt"
     stale = tmp_path / ".last.ckpt.12345.tmp"
     stale.write_bytes(b"half a checkpoint")
