@@ -142,3 +142,10 @@ def test_checkpoints_compared_on_identical_games(cartpole_run, tmp_path):
     row = report["checkpoints"][2]  # the first checkpoint again: every game the same
     assert (row["diff"], row["won"], row["tied"], row["lost"]) == (0.0, 0, 4, 0)
     assert "vs first" in result.stdout and "0/4/0" in result.stdout
+
+
+def test_the_shipped_pong_agent_wins(tmp_path):
+    result = evaluate("ckpt=pretrained/pong", "episodes=1", "render=true", f"output_dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "results.json").read_text())["summary"]["mean"] > 0
+    assert (tmp_path / "game-1.gif").stat().st_size > 0

@@ -6,7 +6,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from atari_a3c.checkpoint_sources import locate
+from atari_a3c.checkpoint_sources import locate, shipped_agents
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput, CheckpointError
 
@@ -15,6 +15,12 @@ def evaluate_check(cfg, overrides):
     from atari_a3c.evaluate_task import check_request
 
     check_request(cfg)
+
+
+def test_a_shipped_agent_is_found_by_its_game():
+    assert "pretrained/pong" in shipped_agents()
+    path = locate("pretrained/pong")
+    assert path.is_file() and path.suffix == ".ckpt"
 
 
 def test_an_unknown_shipped_agent_lists_the_shipped_ones():
