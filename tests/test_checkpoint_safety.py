@@ -1,11 +1,16 @@
 """A checkpoint cannot run code: its stored overrides are plain values of known keys only."""
 
+import contextlib
+import resource
+import signal
+
 import pytest
 import torch
 from conftest import compose, run_script
 
 from atari_a3c.checkpoint import KEY, save_atomically, stored_overrides
 from atari_a3c.errors import CheckpointError
+from atari_a3c.training import AtomicCheckpointIO
 
 
 def crafted(*overrides: str) -> dict:
@@ -55,4 +60,31 @@ def test_a_save_removes_the_temp_file_a_killed_writer_left(tmp_path):
     stale.write_bytes(b"half a checkpoint")
     save_atomically({"frames": 3}, path)
     assert not stale.exists() and torch.load(path, weights_only=True) == {"frames": 3}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.ckpt"]
+
+
+@contextlib.contextmanager
+def disk_full_after(size: int):
+    """Writes past `size` bytes fail with an OSError, as on a full disk (RLIMIT_FSIZE)."""
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, limits[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def test_a_full_disk_keeps_the_previous_checkpoint_and_leaves_no_temp_file(tmp_path, caplog):
+    path = tmp_path / "last.ckpt"
+    save_atomically({"frames": 3}, path)
+    before = path.read_bytes()
+    big = {"weights": torch.zeros(1 << 20)}  # 4 MiB
+    with disk_full_after(1 << 20), pytest.raises(OSError):
+        save_atomically(big, path)
+    assert path.read_bytes() == before
+    with disk_full_after(1 << 20):
+        AtomicCheckpointIO().save_checkpoint(big, path)  # training warns and goes on
+    assert "could not write" in caplog.text and path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.ckpt"]

@@ -9,6 +9,8 @@ from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
 from atari_a3c.training import check
 
+PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
+
 
 def assert_run_outputs(run_dir, env_id: str) -> None:
     checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
@@ -74,6 +76,11 @@ def test_spaceinvaders_adam(run_dir):
         ("env.mode=99", "env.mode=99 is not one of ALE/Pong-v5's: 0, 1"),
         ("env.difficulty=4", "env.difficulty=4 is not one of ALE/Pong-v5's: 0, 1, 2, 3"),
         ("ckpt_path=/nonexistent/last.ckpt", "checkpoint not found: /nonexistent/last.ckpt"),
+        (f"ckpt_path={PONG}", "is not in a run's checkpoints/ dir, so there is no run to resume"),
+        ("env.id=Pendulum-v1", "Pendulum-v1 has Box actions"),
+        ("env.id=Ant-v4", "env.id=Ant-v4: MuJoCo is not installed"),
+        ("trainer.accelerator=gpu", "trainer.accelerator=gpu: torch finds no such device"),
+        ("trainer.accelerator=tpu", "trainer.accelerator must be one of auto, cpu, gpu"),
     ],
 )
 def test_bad_config_is_one_line(override, message):
@@ -92,3 +99,21 @@ def test_bad_config_exits_2_with_one_line_before_anything_starts(run_dir):
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["error: algo.gamma must be in (0, 1], got 1.5"]
     assert not run_dir.exists(), "nothing may start before the config is checked"
+
+
+def test_online_wandb_without_a_login_is_one_line(tmp_path, monkeypatch):
+    for name in ("WANDB_API_KEY", "WANDB_IDENTITY_TOKEN_FILE", "WANDB_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "netrc"))
+    online = ["logger=wandb", "logger.offline=false"]
+    with pytest.raises(BadInput, match=r"^logger.offline=false needs a W&B login"):
+        check_command_line(ROOT / "conf", "train", check, online)
+    (tmp_path / "netrc").write_text("machine api.wandb.ai login user password " + "k" * 40)
+    check_command_line(ROOT / "conf", "train", check, online)
+
+
+def test_hydra_flags_and_their_values_are_not_overrides():
+    check_command_line(ROOT / "conf", "train", check, ["--cfg", "job"])
+    check_command_line(ROOT / "conf", "train", check, ["--info", "config"])
+    with pytest.raises(BadInput, match="frames must be"):
+        check_command_line(ROOT / "conf", "train", check, ["-p", "algo", "frames=0"])

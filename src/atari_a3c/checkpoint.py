@@ -3,6 +3,7 @@ asked for, turned back into a policy. No Lightning here: evaluation processes im
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import warnings
@@ -22,14 +23,20 @@ KEY = "atari_a3c"
 def save_atomically(checkpoint: dict, path: str | Path) -> None:
     """Write to a temp file in the same dir, fsync, rename: a kill at any moment leaves either
     the previous file or the new one, never half of one; the next save removes the temp file
-    a killed writer left."""
+    a killed writer left. A failed write (a full disk) removes its temp file and raises."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with temp.open("wb") as f:
-        torch.save(checkpoint, f)
-        f.flush()
-        os.fsync(f.fileno())
+    data = io.BytesIO()  # serialized first: a failed write is then a plain OSError
+    torch.save(checkpoint, data)
+    try:
+        with temp.open("wb") as f:
+            f.write(data.getbuffer())
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
     os.replace(temp, path)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by writers killed mid-save
         stale.unlink(missing_ok=True)

@@ -52,6 +52,20 @@ def _override_combinations(args: list[str], multirun: bool) -> list[list[str]]:
 
 
 Check = Callable[[DictConfig, list], object]
+INFO_FLAGS = {"--cfg", "-c", "--info", "-i", "--help", "-h", "--hydra-help", "--shell-completion"}
+INFO_FLAGS |= {"-sc"}
+VALUE_FLAGS = {"--package", "-p", "--config-path", "-cp", "--config-name", "-cn"}
+VALUE_FLAGS |= {"--config-dir", "-cd", "--experimental-rerun"}
+
+
+def _overrides(argv: list[str]) -> list[str]:
+    """The command line without Hydra's flags and their values."""
+    args, skip = [], False
+    for arg in argv:
+        if not skip and not arg.startswith("-"):
+            args.append(arg)
+        skip = arg in VALUE_FLAGS
+    return args
 
 
 def check_command_line(config_dir: Path, config_name: str, check: Check, argv: list[str]) -> None:
@@ -59,8 +73,10 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
 
     Raises BadInput with a one-line message for anything wrong, before any work starts.
     """
+    if INFO_FLAGS.intersection(argv):
+        return  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
-    args = [a for a in argv if not a.startswith("-")]
+    args = _overrides(argv)
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             for overrides in _override_combinations(args, multirun):

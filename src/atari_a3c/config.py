@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import netrc
+import os
 from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlparse
 
+import torch
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.envs import (
@@ -84,7 +89,57 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(
             "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
         )
+    if cfg.ckpt_path and Path(cfg.ckpt_path).resolve().parent.name != "checkpoints":
+        raise ConfigError(
+            f"ckpt_path={cfg.ckpt_path} is not in a run's checkpoints/ dir, so there is no run "
+            "to resume; init_from= starts a new run from it"
+        )
+    _check_accelerator(cfg.trainer.accelerator)
+    _check_logger(cfg.get("logger"))
     validate_env(cfg)
+
+
+def _check_accelerator(name: str) -> None:
+    available = {
+        "auto": True,
+        "cpu": True,
+        "gpu": torch.cuda.is_available() or torch.backends.mps.is_available(),
+        "cuda": torch.cuda.is_available(),
+        "mps": torch.backends.mps.is_available(),
+    }
+    if name not in available:
+        listed = ", ".join(available)
+        raise ConfigError(f"trainer.accelerator must be one of {listed}, got {name!r}")
+    if not available[name]:
+        raise ConfigError(
+            f"trainer.accelerator={name}: torch finds no such device; use trainer.accelerator=cpu"
+        )
+
+
+def _check_logger(logger: DictConfig | None) -> None:
+    """An online W&B logger needs a login: found before training, not after the first update."""
+    online = (
+        logger
+        and "Wandb" in str(logger.get("_target_"))
+        and not logger.get("offline")
+        and os.environ.get("WANDB_MODE") not in ("offline", "disabled")
+    )
+    if online and not wandb_login_found():
+        raise ConfigError(
+            "logger.offline=false needs a W&B login (`wandb login` or WANDB_API_KEY); "
+            "offline runs upload later with `wandb sync`"
+        )
+
+
+def wandb_login_found() -> bool:
+    """An API key in the environment or in ~/.netrc for the W&B host (`wandb login` saves it)."""
+    if os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_IDENTITY_TOKEN_FILE"):
+        return True
+    host = urlparse(os.environ.get("WANDB_BASE_URL", "https://api.wandb.ai")).hostname
+    try:
+        return netrc.netrc(os.environ.get("NETRC")).authenticators(host) is not None
+    except (OSError, netrc.NetrcParseError):
+        return False
 
 
 def validate_env(cfg: DictConfig) -> None:

@@ -21,6 +21,8 @@ from gymnasium.wrappers import (
 )
 from omegaconf import DictConfig
 
+from atari_a3c.errors import ConfigError
+
 gym.register_envs(ale_py)
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)  # no banner on every env start
 
@@ -244,10 +246,22 @@ class EnvSpec:
 
 
 def env_spec(cfg: DictConfig) -> EnvSpec:
-    """Observation shape and dtype and action count, read off one env (both backends agree)."""
-    env = make_env(cfg)
+    """Observation shape and dtype and action count, read off one env (both backends agree).
+
+    Raises ConfigError for an env whose package is missing or whose actions are not discrete.
+    """
     try:
+        env = make_env(cfg)
+    except gym.error.DependencyNotInstalled as error:
+        raise ConfigError(f"env.id={cfg.env.id}: {str(error).splitlines()[0]}") from None
+    try:
+        actions = env.action_space
+        if not isinstance(actions, gym.spaces.Discrete):
+            raise ConfigError(
+                f"env.id={cfg.env.id} has {type(actions).__name__} actions; "
+                "the policies here choose among discrete actions"
+            )
         space = env.observation_space
-        return EnvSpec(tuple(space.shape), space.dtype, int(env.action_space.n))
+        return EnvSpec(tuple(space.shape), space.dtype, int(actions.n))
     finally:
         env.close()

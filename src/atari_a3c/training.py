@@ -40,15 +40,20 @@ from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.rollouts import RolloutDataset
 from atari_a3c.shutdown import GracefulShutdown
 
+log = logging.getLogger(__name__)
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):
-    """Lightning's checkpoint writer, writing atomically."""
+    """Lightning's checkpoint writer, writing atomically. A write that fails (a full disk)
+    keeps the previous file and warns; training goes on and the next save tries again."""
 
     def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
-        save_atomically(checkpoint, path)
+        try:
+            save_atomically(checkpoint, path)
+        except OSError as error:
+            log.warning("could not write %s (%s); the previous one stands", path, error.strerror)
 
 
 def size_from_cores(cfg: DictConfig) -> None:
