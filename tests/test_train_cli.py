@@ -117,3 +117,15 @@ def test_hydra_flags_and_their_values_are_not_overrides():
     check_command_line(ROOT / "conf", "train", check, ["--info", "config"])
     with pytest.raises(BadInput, match="frames must be"):
         check_command_line(ROOT / "conf", "train", check, ["-p", "algo", "frames=0"])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("model.hidden_size=256", r"core.weight_ih is \(2048, 512\) there, \(1024, 512\) here"),
+        ("model=a3c_lstm", r"with observations \(4, 84, 84\); ALE/Pong-v5 gives \(1, 80, 80\)"),
+    ],
+)
+def test_fine_tuning_a_model_of_another_shape_is_one_line(override, message):
+    with pytest.raises(BadInput, match=message):
+        check_command_line(ROOT / "conf", "train", check, [f"init_from={PONG}", override])

@@ -127,6 +127,24 @@ def check_compatible(checkpoint: dict, env_id: str, obs_shape, num_actions: int)
         )
 
 
+def check_same_model(checkpoint: dict, model_cfg: DictConfig, obs_shape, num_actions: int) -> None:
+    """CheckpointError naming the first weight whose shape the config's model does not share."""
+    expected = build_model(model_cfg, tuple(obs_shape), num_actions).state_dict()
+    stored = {k.removeprefix("model."): v for k, v in checkpoint["state_dict"].items()}
+    for name, weight in expected.items():
+        found = tuple(stored[name].shape) if name in stored else "absent"
+        if found != tuple(weight.shape):
+            raise CheckpointError(
+                f"checkpoint's model differs from this config's: {name} is {found} there, "
+                f"{tuple(weight.shape)} here (it was trained with {trained_model(checkpoint)})"
+            )
+
+
+def trained_model(checkpoint: dict) -> str:
+    model = checkpoint[KEY]["config"]["model"]
+    return f"model.encoder={model['encoder']} model.hidden_size={model['hidden_size']}"
+
+
 def policy_from_checkpoint(checkpoint: dict) -> tuple[DictConfig, ActorCritic]:
     """The training config and the trained model, rebuilt from a checkpoint dict."""
     meta = checkpoint[KEY]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
         raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
     if cfg.render == "human" and not os.environ.get("DISPLAY"):
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
+    if cfg.output_dir:
+        check_writable(Path(cfg.output_dir))
     refs = checkpoint_refs(cfg)
     if len(refs) > 1 and cfg.render:
         raise ConfigError("render plays one checkpoint; compare checkpoints without it")
@@ -55,6 +58,17 @@ def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
     if len(games) > 1:
         raise ConfigError(f"ckpt: the checkpoints play different games ({', '.join(games)})")
     return loaded
+
+
+def check_writable(out: Path) -> None:
+    """`output_dir` is, or can be made, a directory this process writes into."""
+    if out.is_file():
+        raise ConfigError(f"output_dir={out} is a file, not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=out).close()
+    except OSError as error:
+        raise ConfigError(f"output_dir={out}: {error.strerror}") from None
 
 
 def load_request(cfg: DictConfig, ref: str) -> tuple[dict, DictConfig]:

@@ -26,6 +26,7 @@ from atari_a3c.callbacks import (
 from atari_a3c.checkpoint import (
     KEY,
     check_compatible,
+    check_same_model,
     load_checkpoint,
     policy_from_checkpoint,
     save_atomically,
@@ -143,6 +144,7 @@ def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
     check_model_fits(cfg, spec)
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
+        check_same_model(checkpoint, cfg.model, spec.obs_shape, spec.num_actions)
     return cfg, overrides, spec, checkpoints
 
 
