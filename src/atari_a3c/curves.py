@@ -11,28 +11,50 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 WINDOW = 100
+MAX_POINTS = 4096
 
 
-def plot_returns(
-    path: Path, games: list[tuple[int, float]], evals: list[tuple[int, float]]
-) -> None:
-    """Write `path` (PNG): each training game's score, their running mean, evaluation means."""
+class GameHistory:
+    """Every finished training game's score against frames, in bounded memory: when the list
+    holds `max_points`, neighbours merge pairwise into their mean (weighted by games)."""
+
+    def __init__(self, points=(), max_points: int = MAX_POINTS):
+        self.max_points = max_points
+        self.points = [(*point, 1)[:3] for point in points]  # (frames, mean score, games)
+
+    def add(self, frames: int, scores: list[float]) -> None:
+        self.points.extend((frames, score, 1) for score in scores)
+        if len(self.points) >= self.max_points:
+            self.points = [_merge(*self.points[i : i + 2]) for i in range(0, len(self.points), 2)]
+
+
+def _merge(*points: tuple[float, float, int]) -> tuple[float, float, int]:
+    frames, scores, games = np.array(points, dtype=float).T
+    return (
+        float(np.average(frames, weights=games)),
+        float(np.average(scores, weights=games)),
+        int(games.sum()),
+    )
+
+
+def plot_returns(path: Path, history: GameHistory, evals: list[tuple[int, float]]) -> None:
+    """Write `path` (PNG): training scores (binned means once there are many), their running
+    mean over about 100 games, and the evaluation means."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    if games:
-        frames, scores = np.array(games, dtype=float).T
+    if history.points:
+        frames, scores, games = np.array(history.points, dtype=float).T
         ax.scatter(frames, scores, s=4, alpha=0.3, color="tab:blue", label="training game")
-        kernel = np.ones(min(WINDOW, len(scores))) / min(WINDOW, len(scores))
-        running = np.convolve(scores, kernel, mode="valid")
-        ax.plot(
-            frames[len(frames) - len(running) :], running, color="tab:blue", label="mean of 100"
-        )
+        width = max(1, min(len(scores), round(WINDOW * len(scores) / games.sum())))
+        kernel = np.ones(width)
+        running = np.convolve(scores * games, kernel, "valid") / np.convolve(games, kernel, "valid")
+        ax.plot(frames[width - 1 :], running, color="tab:blue", label="mean of 100")
     if evals:
         frames, means = np.array(evals, dtype=float).T
         ax.plot(frames, means, "o-", color="tab:red", label="greedy evaluation mean")
     ax.set_xlabel("env frames")
     ax.set_ylabel("game score")
     ax.grid(alpha=0.3)
-    if games or evals:
+    if history.points or evals:
         ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path)

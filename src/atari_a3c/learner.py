@@ -14,6 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
 
 from atari_a3c import returns as R
+from atari_a3c.curves import GameHistory
 from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
@@ -41,7 +42,7 @@ class ActorCriticLearner(L.LightningModule):
         self.skipped_updates = 0
         self.bad_in_a_row = 0
         self.recent_returns: deque[float] = deque(maxlen=RECENT_GAMES)
-        self.game_history: list[tuple[int, float]] = []  # (frames, score) of every finished game
+        self.game_history = GameHistory()  # scores of finished games against frames
         self.eval_history: list[tuple[int, float]] = []  # (frames, mean) of every evaluation
         algo = self.cfg.algo
         num_envs = self.cfg.envs_per_worker * algo.batch_rollouts
@@ -112,7 +113,7 @@ class ActorCriticLearner(L.LightningModule):
     def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
         scores = batch["game_return"].tolist()
         self.recent_returns.extend(scores)
-        self.game_history.extend((self.frames, score) for score in scores)
+        self.game_history.add(self.frames, scores)
         metrics = {
             "losses/total": losses.total,
             "losses/policy": losses.policy,
@@ -195,7 +196,7 @@ class ActorCriticLearner(L.LightningModule):
             "num_actions": self.num_actions,
             "obs_shape": list(self.obs_shape),
             "recent_returns": list(self.recent_returns),
-            "game_history": self.game_history,
+            "game_history": self.game_history.points,
             "eval_history": self.eval_history,
             "overrides": list(self.overrides),
             "wandb_id": getattr(self.logger, "version", None) if self.logger else None,
@@ -205,5 +206,5 @@ class ActorCriticLearner(L.LightningModule):
         meta = checkpoint["atari_a3c"]
         self.frames = meta["frames"]
         self.recent_returns.extend(meta["recent_returns"])
-        self.game_history = [tuple(point) for point in meta["game_history"]]
+        self.game_history = GameHistory(meta["game_history"])
         self.eval_history = [tuple(point) for point in meta["eval_history"]]

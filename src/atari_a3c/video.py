@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import imageio.v3 as iio
 
 GIF_FPS = 15
+GIF_FRAMES = 600  # at most: a long game plays faster, and memory stays small
 
 
-def first_video_to_gif(video_dir: Path, gif_path: Path) -> None:
-    """An animated GIF of the first recorded game, to drop into a slide or a README."""
+def first_video_to_gif(video_dir: Path, gif_path: Path, max_frames: int = GIF_FRAMES) -> None:
+    """An animated GIF of the first recorded game, to drop into a slide or a README: every
+    `stride`-th frame, streamed from the video."""
     first = sorted(video_dir.glob("*.mp4"))[0]
-    frames = iio.imread(first)
+    meta = iio.immeta(first)
+    stride = math.ceil(round(meta["duration"] * meta["fps"]) / max_frames)
+    frames = [frame for i, frame in enumerate(iio.imiter(first)) if i % stride == 0]
     iio.imwrite(gif_path, frames, duration=1000 / GIF_FPS, loop=0)
 
 
