@@ -149,3 +149,10 @@ def test_the_shipped_pong_agent_wins(tmp_path):
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "results.json").read_text())["summary"]["mean"] > 0
     assert (tmp_path / "game-1.gif").stat().st_size > 0
+    again = evaluate(f"replay={tmp_path / 'replays' / 'game-1.npz'}")
+    assert again.returncode == 0 and not again.stderr, again.stderr
+    assert again.stdout.count(f"score {result_score(tmp_path):.1f}") == 2, again.stdout
+
+
+def result_score(out) -> float:
+    return json.loads((out / "results.json").read_text())["games"][0]["score"]

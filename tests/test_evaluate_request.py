@@ -42,6 +42,7 @@ def test_a_wandb_artifact_without_a_server_is_one_line(monkeypatch):
         ("seed=-1", "seed must be an integer"),
         ("render=human", "render=human needs a display (DISPLAY is not set)"),
         ("render=true", "render plays one checkpoint; compare checkpoints without it"),
+        ("replay=game-1.npz", "replay plays recorded actions: it takes no ckpt"),
     ],
 )
 def test_nonsense_values_are_one_line(monkeypatch, override, message):
@@ -63,3 +64,8 @@ def test_an_output_dir_that_cannot_be_written_is_one_line(tmp_path, where, messa
             ROOT / "conf" / "evaluate", "evaluate", evaluate_check, ["ckpt=pretrained/pong", out]
         )
     assert (tmp_path / "a-file").read_text() == "results of another run"
+
+
+def test_neither_a_checkpoint_nor_a_replay_is_one_line():
+    with pytest.raises(BadInput, match=r"ckpt= \(a checkpoint to play\) or replay= \(a recorded"):
+        check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, [])

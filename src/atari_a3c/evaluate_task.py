@@ -11,6 +11,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
+from atari_a3c import replay
 from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint, policy_from_checkpoint
 from atari_a3c.checkpoint_sources import locate
 from atari_a3c.compare import paired_rows, print_rows
@@ -18,7 +19,7 @@ from atari_a3c.config import validate_env
 from atari_a3c.envs import env_spec
 from atari_a3c.errors import ConfigError
 from atari_a3c.play import Game, as_rows, play, summarize
-from atari_a3c.video import first_video_to_gif, log_videos_to_wandb
+from atari_a3c.video import save_videos
 
 CONF_ENV = Path(__file__).resolve().parents[2] / "conf" / "env"
 RENDER = (False, True, "human")
@@ -50,6 +51,13 @@ def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
     if cfg.output_dir:
         check_writable(Path(cfg.output_dir))
+    if cfg.replay is not None:
+        if cfg.ckpt is not None:
+            raise ConfigError("replay plays recorded actions: it takes no ckpt")
+        replay.load(cfg.replay)
+        return []
+    if cfg.ckpt is None:
+        raise ConfigError("ckpt= (a checkpoint to play) or replay= (a recorded game) is needed")
     refs = checkpoint_refs(cfg)
     if len(refs) > 1 and cfg.render:
         raise ConfigError("render plays one checkpoint; compare checkpoints without it")
@@ -126,17 +134,24 @@ def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> No
         writer.writerows(report["games"])
 
 
+def output_dir(cfg: DictConfig) -> Path | None:
+    """Where results go: `output_dir`, or a dated dir under outputs/evaluate when rendering."""
+    if cfg.output_dir:
+        return Path(cfg.output_dir)
+    return Path("outputs/evaluate") / time.strftime("%Y-%m-%d/%H-%M-%S") if cfg.render else None
+
+
 def evaluate(cfg: DictConfig) -> float:
-    """Play the games, print one line each and a summary; write results and videos if asked.
-    Several checkpoints are compared on identical games instead."""
+    """Play the games, print one line each and a summary; write results, replays and videos if
+    asked. Several checkpoints are compared on identical games instead; a replay plays again."""
     loaded = check_request(cfg)
+    if cfg.replay is not None:
+        return replay.play_recording(cfg.replay, output_dir(cfg), cfg.render)
     if len(loaded) > 1:
         return compare(cfg, loaded)
     checkpoint, train_cfg = loaded[0]
     _, model = policy_from_checkpoint(checkpoint)
-    out = Path(cfg.output_dir) if cfg.output_dir else None
-    if cfg.render is True and out is None:
-        out = Path("outputs/evaluate") / time.strftime("%Y-%m-%d/%H-%M-%S")
+    out = output_dir(cfg)
     video_dir = out / "videos" if cfg.render is True else None
     scores: list[float] = []
     start = time.perf_counter()
@@ -151,15 +166,23 @@ def evaluate(cfg: DictConfig) -> float:
 
     render_mode = "human" if cfg.render == "human" else None
     games = play(
-        train_cfg, model, cfg.episodes, cfg.seed, cfg.greedy, render_mode, video_dir, report
+        train_cfg,
+        model,
+        cfg.episodes,
+        cfg.seed,
+        cfg.greedy,
+        render_mode,
+        video_dir,
+        report,
+        record=out is not None,
     )
     summary = summarize(games)
     print_table(summary)
     if out is not None:
         write_results(out, games, summary, checkpoint[KEY] | {"env_id": train_cfg.env.id})
-        print(f"results: {out / 'results.json'}")
+        for i, game in enumerate(games):
+            replay.save(game.recording, out / "replays" / f"game-{i + 1}.npz")
+        print(f"results: {out / 'results.json'}; replays: {out / 'replays'}")
     if video_dir is not None:
-        first_video_to_gif(video_dir, out / "game-1.gif")
-        log_videos_to_wandb(video_dir, out, train_cfg.env.id)
-        print(f"videos: {video_dir}")
+        save_videos(video_dir, out, train_cfg.env.id)
     return summary["mean"]

@@ -5,17 +5,18 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 import torch
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
 from atari_a3c.envs import make_env
 from atari_a3c.models import ActorCritic, inference_context
+from atari_a3c.replay import Recording, emulator_state
 
 
 @dataclass
@@ -24,6 +25,7 @@ class Game:
     length: int  # agent steps
     seed: int  # the reset seed that replays this game
     seconds: float  # wall-clock time it took
+    recording: Recording | None = None  # its seed, start state and actions, when asked for
 
 
 PARALLEL_GAMES = 8  # games played at once, their policy steps batched
@@ -38,17 +40,20 @@ def play(
     render_mode: str | None = None,
     video_dir: Path | None = None,
     on_game: Callable[[int, Game], None] | None = None,
+    record: bool = False,
 ) -> list[Game]:
     """Play `episodes` full games, game i reset with seed `seed + i`; returned in that order.
 
     Up to PARALLEL_GAMES games run at once in their own envs, one batched policy step for all
     of them; one at a time when rendering or recording, so every video holds one whole game.
-    `on_game(i, game)` is called as each game ends.
+    `on_game(i, game)` is called as each game ends. With `record`, each game carries the
+    recording that replays it.
     """
     width = 1 if render_mode or video_dir else min(PARALLEL_GAMES, episodes)
     envs = [make_env(cfg, render_mode=render_mode, video_dir=video_dir) for _ in range(width)]
     try:
-        table = Games(envs, seed, episodes, on_game)
+        config = OmegaConf.to_container(cfg, resolve=True) if record else None
+        table = Games(envs, seed, episodes, on_game, config)
         play_batched(table, model, greedy, torch.Generator().manual_seed(seed))
     finally:
         for env in envs:
@@ -57,13 +62,17 @@ def play(
 
 
 class Games:
-    """Which game each env plays, its current observation, and the games that have ended."""
+    """Which game each env plays, its current observation, and the games that have ended.
+    With a `record` config, also each game's start state and actions."""
 
-    def __init__(self, envs: list, seed: int, episodes: int, on_game):
+    def __init__(self, envs: list, seed: int, episodes: int, on_game, record: dict | None = None):
         self.envs, self.seed, self.episodes, self.on_game = envs, seed, episodes, on_game
+        self.record = record
         self.index: list[int | None] = [None] * len(envs)
         self.obs: list[np.ndarray | None] = [None] * len(envs)
         self.started = [0.0] * len(envs)
+        self.start_states = [b""] * len(envs)
+        self.actions: list[list[int]] = [[] for _ in envs]
         self.done: dict[int, Game] = {}
         self.next = 0
         for slot in range(len(envs)):
@@ -77,6 +86,8 @@ class Games:
         self.index[slot], self.next = self.next, self.next + 1
         self.obs[slot], _ = self.envs[slot].reset(seed=self.seed + self.index[slot])
         self.started[slot] = time.perf_counter()
+        if self.record is not None:
+            self.start_states[slot], self.actions[slot] = emulator_state(self.envs[slot]), []
 
     def active(self) -> list[int]:
         return [slot for slot, index in enumerate(self.index) if index is not None]
@@ -84,11 +95,18 @@ class Games:
     def step(self, slot: int, action: int) -> bool:
         """Step env `slot`; when its game ends, record it and start the next. True if it ended."""
         self.obs[slot], _, terminated, truncated, info = self.envs[slot].step(action)
+        if self.record is not None:
+            self.actions[slot].append(action)
         if not (terminated or truncated):
             return False
         index, episode = self.index[slot], info["episode"]
         seconds = time.perf_counter() - self.started[slot]
         game = Game(float(episode["r"]), int(episode["l"]), self.seed + index, seconds)
+        if self.record is not None:
+            state, actions = self.start_states[slot], self.actions[slot]
+            game.recording = Recording(
+                self.record, game.seed, state, actions, game.score, game.length
+            )
         self.done[index] = game
         if self.on_game is not None:
             self.on_game(index, game)
@@ -138,4 +156,4 @@ def summarize(games: list[Game]) -> dict[str, float]:
 
 
 def as_rows(games: list[Game]) -> list[dict]:
-    return [asdict(g) for g in games]
+    return [{f.name: getattr(g, f.name) for f in fields(g) if f.name != "recording"} for g in games]

@@ -33,3 +33,10 @@ def log_videos_to_wandb(video_dir: Path, out: Path, env_id: str) -> None:
             run.log({f"videos/{path.stem}": wandb.Video(str(path), format="mp4")})
     finally:
         run.finish()
+
+
+def save_videos(video_dir: Path, out: Path, env_id: str) -> None:
+    """The GIF of the first game beside the videos, and every game in an offline W&B run."""
+    first_video_to_gif(video_dir, out / "game-1.gif")
+    log_videos_to_wandb(video_dir, out, env_id)
+    print(f"videos: {video_dir}")
