@@ -19,7 +19,7 @@ def main(cfg: DictConfig) -> float:
 
 
 if __name__ == "__main__":
-    from atari_a3c.training import precheck_job
+    from atari_a3c.job_config import precheck_job
 
     precheck(CONFIG_DIR, "train", precheck_job)
     main()

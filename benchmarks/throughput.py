@@ -53,7 +53,7 @@ def compose_config(overrides: list[str]):
     from hydra import compose, initialize_config_dir
 
     from atari_a3c import schema  # noqa: F401  (registers the config's types)
-    from atari_a3c.training import size_from_cores
+    from atari_a3c.job_config import size_from_cores
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         cfg = compose("train", overrides=[*overrides, "logger=none"])

@@ -10,9 +10,9 @@ from omegaconf import OmegaConf
 from atari_a3c.actors import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.envs import env_spec
+from atari_a3c.job_config import size_from_cores
 from atari_a3c.models import build_model
 from atari_a3c.rollouts import RolloutDataset
-from atari_a3c.training import size_from_cores
 
 
 def make_pool(*overrides: str) -> tuple[ActorPool, SlotLayout]:

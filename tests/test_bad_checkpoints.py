@@ -13,7 +13,7 @@ from conftest import ROOT
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
 from atari_a3c.evaluate_task import check_request
-from atari_a3c.training import check
+from atari_a3c.job_config import check
 
 
 class Exploit:

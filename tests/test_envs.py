@@ -5,7 +5,7 @@ import pytest
 from conftest import compose, hydra_context
 
 from atari_a3c.envs import TrainingEnvs, env_spec, make_env
-from atari_a3c.training import check, size_from_cores
+from atari_a3c.job_config import check, size_from_cores
 
 SAME_START = ("env.noop_max=0", "env.fire_reset=false")  # random no-ops differ by design
 

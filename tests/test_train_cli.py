@@ -7,7 +7,7 @@ from conftest import ROOT, read_metrics, run_script, train
 
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
-from atari_a3c.training import check
+from atari_a3c.job_config import check
 
 PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import hydra
 import lightning as L
 import torch
-from hydra import compose
 from hydra.core.hydra_config import HydraConfig
 from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
@@ -25,17 +24,12 @@ from atari_a3c.callbacks import (
 )
 from atari_a3c.checkpoint import (
     KEY,
-    check_compatible,
-    check_same_model,
-    load_checkpoint,
     policy_from_checkpoint,
     save_atomically,
-    stored_overrides,
 )
-from atari_a3c.checkpoint_sources import locate
-from atari_a3c.config import check_model_fits, validate
-from atari_a3c.envs import EnvSpec, env_spec, obs_type
-from atari_a3c.hardware import actor_layout, cores, learner_threads, resolve_precision
+from atari_a3c.envs import EnvSpec
+from atari_a3c.hardware import resolve_precision
+from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.rollouts import RolloutDataset
@@ -57,17 +51,6 @@ class AtomicCheckpointIO(TorchCheckpointIO):
             log.warning("could not write %s (%s); the previous one stands", path, error.strerror)
 
 
-def size_from_cores(cfg: DictConfig) -> None:
-    """Fill the layout keys left null (actors, emulator threads, learner threads) from the cores."""
-    workers, env_threads = actor_layout(cores())
-    if cfg.workers is None:
-        cfg.workers = workers
-    if "env_threads" in cfg.env and cfg.env.env_threads is None:
-        cfg.env.env_threads = env_threads
-    if not cfg.learner_threads:
-        cfg.learner_threads = learner_threads(cores(), cfg.workers, cfg.env.get("env_threads", 1))
-
-
 def make_logger(cfg: DictConfig, wandb_id: str | None):
     """The configured Lightning logger; a resumed W&B run keeps its run id."""
     if not cfg.get("logger") or "_target_" not in cfg.logger:
@@ -84,82 +67,6 @@ def finish_wandb() -> None:
 
     if wandb.run is not None:
         wandb.finish()
-
-
-def resume_config(
-    cfg: DictConfig, overrides: list[str], checkpoint: dict | None
-) -> tuple[DictConfig, list[str]]:
-    """Resuming: the checkpoint's own overrides, then this command line's on top."""
-    if checkpoint is None:
-        return cfg, overrides
-    stored = stored_overrides(checkpoint, cfg)
-    merged = {item.split("=", 1)[0]: item for item in [*stored, *overrides]}  # later ones win
-    overrides = list(merged.values())
-    return compose("train", overrides=overrides), overrides
-
-
-def model_for_observations(cfg: DictConfig, overrides: list[str]) -> tuple[DictConfig, list[str]]:
-    """RAM observations go into `model=mlp_lstm`, as CartPole's vectors do, unless a model
-    was chosen on the command line."""
-    if (
-        obs_type(cfg.env) != "ram"
-        or cfg.model.encoder == "mlp"
-        or any(o.startswith("model=") for o in overrides)
-    ):
-        return cfg, overrides
-    overrides = [*overrides, "model=mlp_lstm"]
-    return compose("train", overrides=overrides), overrides
-
-
-def effective_config(
-    cfg: DictConfig, overrides: list[str], resumed: dict | None
-) -> tuple[DictConfig, list[str]]:
-    """The config a job runs: a resumed run's own overrides, the model for the observations,
-    the layout from the cores."""
-    cfg, overrides = resume_config(cfg, overrides, resumed)
-    cfg, overrides = model_for_observations(cfg, overrides)
-    size_from_cores(cfg)
-    return cfg, overrides
-
-
-def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
-    """Every check that needs no process: values, env, model fit, the checkpoints named.
-
-    Returns the effective config and overrides (a resumed run's own, updated), the env spec
-    and the checkpoints loaded. `checked` (the env spec and checkpoints the command line's
-    check found for this job) skips what was already done.
-    """
-    if checked is not None:
-        spec, checkpoints = checked
-        cfg, overrides = effective_config(cfg, overrides, checkpoints.get("ckpt_path"))
-        return cfg, overrides, spec, checkpoints
-    checkpoints = {}
-    if cfg.ckpt_path:
-        checkpoints["ckpt_path"] = load_checkpoint(cfg.ckpt_path)
-    if cfg.init_from:  # also a shipped agent or a W&B artifact
-        checkpoints["init_from"] = load_checkpoint(locate(cfg.init_from))
-    cfg, overrides = effective_config(cfg, overrides, checkpoints.get("ckpt_path"))
-    validate(cfg)
-    spec = env_spec(cfg)
-    check_model_fits(cfg, spec)
-    for checkpoint in checkpoints.values():
-        check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
-        check_same_model(checkpoint, cfg.model, spec.obs_shape, spec.num_actions)
-    return cfg, overrides, spec, checkpoints
-
-
-CHECKED: dict[tuple[str, ...], tuple[EnvSpec, dict]] = {}  # what precheck_job found, per job
-
-
-def _job_key(overrides: list[str]) -> tuple[str, ...]:
-    return tuple(o for o in overrides if not o.startswith(("hydra.", "hydra/")))
-
-
-def precheck_job(cfg: DictConfig, overrides: list[str]) -> None:
-    """The command line's check of one job; its env spec and checkpoints wait for the task,
-    so a launch in this process checks its config once."""
-    _, _, spec, checkpoints = check(cfg, overrides)
-    CHECKED[_job_key(overrides)] = (spec, checkpoints)
 
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
@@ -187,7 +94,7 @@ def build_pool(cfg: DictConfig, spec: EnvSpec, learner: ActorCriticLearner) -> A
 def train(cfg: DictConfig) -> float:
     """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
     overrides = list(HydraConfig.get().overrides.task)
-    checked = CHECKED.pop(_job_key(overrides), None)
+    checked = CHECKED.pop(job_key(overrides), None)
     cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
