@@ -64,7 +64,7 @@ def compose_config(overrides: list[str]):
 def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, int, int]:
     """Env frames/s of all the actors' envs in one vector env with all their emulator threads,
     stepped with random actions. Returns the rate, the env count and the env threads."""
-    from atari_a3c.envs import TrainingEnvs
+    from atari_a3c.training_envs import TrainingEnvs
 
     cfg = compose_config(overrides)
     cfg.env.env_threads = int(cfg.workers * cfg.env.env_threads)

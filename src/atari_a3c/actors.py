@@ -16,9 +16,9 @@ from omegaconf import OmegaConf
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots, allocate_slots
 from atari_a3c.child_process import become_child
-from atari_a3c.envs import TrainingEnvs
 from atari_a3c.errors import ActorFailure
 from atari_a3c.models import State, build_model, inference_context
+from atari_a3c.training_envs import TrainingEnvs
 
 POLL_SECONDS = 0.5
 log = logging.getLogger(__name__)
