@@ -7,7 +7,7 @@ import torch
 from conftest import compose
 from omegaconf import OmegaConf
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actor_pool import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.envs import env_spec
 from atari_a3c.job_config import size_from_cores

@@ -10,7 +10,7 @@ from lightning.pytorch.callbacks import Callback, ProgressBar
 from lightning.pytorch.loggers import WandbLogger
 from tqdm.auto import tqdm
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actor_pool import ActorPool
 from atari_a3c.curves import plot_returns
 from atari_a3c.errors import ActorFailure
 

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import IterableDataset
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actor_pool import ActorPool
 from atari_a3c.errors import ActorFailure
 
 TIME_MAJOR = ("obs", "done", "action", "reward", "logits")

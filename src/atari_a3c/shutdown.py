@@ -9,7 +9,7 @@ import signal
 
 from lightning.pytorch.callbacks import Callback
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actor_pool import ActorPool
 
 log = logging.getLogger(__name__)
 

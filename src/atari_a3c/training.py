@@ -14,7 +14,7 @@ from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 
-from atari_a3c.actors import ActorPool
+from atari_a3c.actor_pool import ActorPool
 from atari_a3c.buffers import SharedWeights, SlotLayout
 from atari_a3c.callbacks import (
     ActorSync,
