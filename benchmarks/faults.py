@@ -93,8 +93,10 @@ def kill_learner(proc: subprocess.Popen, run_dir: Path, shm_before: set[str]) ->
 def inject(proc, run_dir: Path, rng: random.Random, shm_before: set[str], overrides: list[str]):
     """Kill the learner or one of its spawned children; returns the kind, the problems found
     and the running training process (a resumed one if the learner was killed)."""
-    children = [
-        c for c in psutil.Process(proc.pid).children() if "spawn_main" in " ".join(c.cmdline())
+    children = [  # what the fork server forked: actors and the evaluation process
+        c
+        for c in psutil.Process(proc.pid).children(recursive=True)
+        if c.ppid() != proc.pid and "forkserver" in " ".join(c.cmdline())
     ]
     target = rng.choice(["learner", *children])
     if target == "learner":

@@ -48,12 +48,33 @@ def wait_for_training(run_dir: Path, process: subprocess.Popen, timeout: float =
 
 
 def actor_pids(pid: int) -> list[int]:
-    children = psutil.Process(pid).children(recursive=True)
-    return [c.pid for c in children if "spawn_main" in " ".join(c.cmdline())]
+    """The actor and evaluation processes under `pid`: forked by its fork server."""
+    return [c.pid for c in children(pid) if c.ppid() != pid]
 
 
-def alive(pids: list[int]) -> list[int]:
-    return [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
+def children(pid: int) -> list[psutil.Process]:
+    """The fork server and what it forked (the resource tracker is Python's own)."""
+    found = psutil.Process(pid).children(recursive=True)
+    return [c for c in found if "forkserver" in " ".join(c.cmdline())]
+
+
+def child_pids(pid: int) -> list[int]:
+    return [c.pid for c in children(pid)]
+
+
+def alive(pids: list[int], within: float = 5.0) -> list[int]:
+    """Those of `pids` still running after `within` seconds (a few: the fork server exits when
+    it sees its parent gone)."""
+    deadline = time.time() + within
+    while True:
+        running = [p for p in pids if psutil.pid_exists(p) and not zombie(p)]
+        if not running or time.time() > deadline:
+            return running
+        time.sleep(0.1)
+
+
+def zombie(pid: int) -> bool:
+    return psutil.Process(pid).status() == "zombie"
 
 
 def restarts(run_dir: Path) -> float:
@@ -95,7 +116,7 @@ def test_signal_saves_and_exits_cleanly(run_dir, signum):
     shm_before = set(os.listdir("/dev/shm"))
     process = start(run_dir, *CARTPOLE, "frames=10000000")
     wait_for_training(run_dir, process)
-    pids = actor_pids(process.pid)
+    pids = child_pids(process.pid)
     sent = time.time()
     process.send_signal(signum)
     assert process.wait(timeout=15) == 128 + signum
@@ -109,7 +130,7 @@ def test_signal_saves_and_exits_cleanly(run_dir, signum):
 def test_second_ctrl_c_exits_at_once_without_orphans(run_dir):
     process = start(run_dir, *CARTPOLE, "frames=10000000")
     wait_for_training(run_dir, process)
-    pids = actor_pids(process.pid)
+    pids = child_pids(process.pid)
     sent = time.time()
     process.send_signal(signal.SIGINT)
     process.send_signal(signal.SIGINT)
@@ -122,7 +143,7 @@ def test_second_ctrl_c_exits_at_once_without_orphans(run_dir):
 def test_sigterm_to_the_process_group_respawns_nothing(run_dir):
     process = start(run_dir, *CARTPOLE, "frames=10000000", new_group=True)
     wait_for_training(run_dir, process)
-    pids = actor_pids(process.pid)
+    pids = child_pids(process.pid)
     os.killpg(process.pid, signal.SIGTERM)
     assert process.wait(timeout=15) == 143
     time.sleep(1)
@@ -140,12 +161,11 @@ def test_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
         last = run_dir / "checkpoints" / "last.ckpt"
         wait_for_training(run_dir, process)
         time.sleep(rng.uniform(0.5, 2.0))
-        pids = actor_pids(process.pid)
+        pids = child_pids(process.pid)
         process.kill()
         process.wait()
         torch.load(last, weights_only=True)
-        for pid in alive(pids):
-            psutil.Process(pid).wait(timeout=10)  # actors die with their parent
+        assert alive(pids, within=10) == []  # actors and the fork server die with their parent
 
 
 def test_dead_evaluation_process_is_one_warning(run_dir):

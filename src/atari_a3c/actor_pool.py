@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections import deque
 from multiprocessing.connection import Connection, wait
@@ -15,6 +14,7 @@ import torch.multiprocessing as mp
 
 from atari_a3c.actors import POLL_SECONDS, actor_main
 from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots
+from atari_a3c.child_process import context
 from atari_a3c.errors import ActorFailure
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ class ActorPool:
         self.slots_per_worker = 2 + -(-batch // self.num_workers)
         self.slots = allocate_slots(self.num_workers * self.slots_per_worker, layout)
         self.heartbeat = torch.zeros(self.num_workers, dtype=torch.float64).share_memory_()
-        self.ctx = mp.get_context("spawn")
+        self.ctx = context()
         self.processes: list[mp.Process] = []
         self.conns: list[Connection] = []
         self.outstanding: list[set[int]] = [set() for _ in range(self.num_workers)]
@@ -54,7 +54,7 @@ class ActorPool:
         seed = self.seed + worker * self.layout.num_envs + 7919 * len(self.failures[worker])
         self.heartbeat[worker] = time.time()
         ours, theirs = self.ctx.Pipe()
-        shared = (self.cfg_dict, self.layout, self.slots, self.weights, self.heartbeat, os.getpid())
+        shared = (self.cfg_dict, self.layout, self.slots, self.weights, self.heartbeat)
         process = self.ctx.Process(
             target=actor_main, args=(worker, theirs, shared, seed), name=f"actor-{worker}"
         )

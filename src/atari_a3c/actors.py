@@ -70,8 +70,8 @@ def actor_main(worker: int, conn: Connection, shared: tuple, seed: int) -> None:
     `conn` as one line before exiting with code 1. Pipes, not shared queues: a killed actor can
     never leave a lock held for the others.
     """
-    cfg_dict, layout, slots, weights, heartbeat, parent = shared
-    become_child(parent)
+    cfg_dict, layout, slots, weights, heartbeat = shared
+    parent = become_child()
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     try:

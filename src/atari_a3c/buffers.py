@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
+
+from atari_a3c.child_process import context
 
 Slots = dict[str, Tensor]
 WRITER_WAIT_SECONDS = 0.0005
@@ -69,7 +70,7 @@ class SharedWeights:
 
     def __init__(self, model: nn.Module):
         self.flat = torch.zeros(sum(t.numel() for t in _tensors(model))).share_memory_()
-        self.sequence = mp.get_context("spawn").Value("q", 0, lock=False)
+        self.sequence = context().Value("q", 0, lock=False)
         self.publish(model)
 
     @property

@@ -11,6 +11,7 @@ from pathlib import Path
 import torch.multiprocessing as mp
 from lightning.pytorch.callbacks import Callback
 
+from atari_a3c.child_process import context
 from atari_a3c.play import score_checkpoint
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,7 @@ class PeriodicEvaluation(Callback):
         self.dir = Path(dirpath)
         self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
         self.at_end = at_end
-        self.ctx = mp.get_context("spawn")
+        self.ctx = context()
         self.results = self.ctx.Queue()
         self.process: mp.Process | None = None
         self.snapshot_frames = 0
@@ -73,7 +74,7 @@ class PeriodicEvaluation(Callback):
         )  # every rank takes part; rank 0 writes
         if not trainer.is_global_zero:
             return
-        args = (str(self.candidate), self.episodes, self.seed, self.results, os.getpid())
+        args = (str(self.candidate), self.episodes, self.seed, self.results)
         self.process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
         self.process.start()
 

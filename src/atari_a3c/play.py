@@ -133,10 +133,10 @@ def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> N
             first[slot] = games.step(slot, action)
 
 
-def score_checkpoint(path: str, episodes: int, seed: int, results, parent: int) -> None:
+def score_checkpoint(path: str, episodes: int, seed: int, results) -> None:
     """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy and
     put their scores on `results`. Imports no Lightning, so it starts in a couple of seconds."""
-    become_child(parent)
+    become_child()
     torch.set_num_threads(1)
     cfg, model = policy_from_checkpoint(load_checkpoint(path))
     results.put([game.score for game in play(cfg, model, episodes, seed)])
