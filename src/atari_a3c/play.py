@@ -135,7 +135,7 @@ def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> N
 
 def score_checkpoint(path: str, episodes: int, seed: int, results) -> None:
     """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy and
-    put their scores on `results`. Imports no Lightning, so it starts in a couple of seconds."""
+    put their scores on `results`. Imports no Lightning: the fork server has its modules loaded."""
     become_child()
     torch.set_num_threads(1)
     cfg, model = policy_from_checkpoint(load_checkpoint(path))
