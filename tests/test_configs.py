@@ -19,9 +19,12 @@ OPTIONS = [
 ]
 
 
+COMPANIONS = {"algo=reinforce": ("env=cartpole",)}  # options meant for another env than Pong
+
+
 @pytest.mark.parametrize("override", OPTIONS)
 def test_option_composes_and_validates(override):
-    cfg = compose(override)
+    cfg = compose(override, *COMPANIONS.get(override, ()))
     size_from_cores(cfg)
     validate(cfg)
 

@@ -1,4 +1,5 @@
-"""Learning, for real: CartPole is solved, and a memory task needs the LSTM's memory."""
+"""Learning, for real: CartPole is solved (actor-critic and REINFORCE), and a memory task needs
+the LSTM's memory."""
 
 import pytest
 from conftest import read_metrics, train
@@ -21,6 +22,11 @@ def final_mean_return(run_dir) -> float:
 
 def test_cartpole_mean_return_reaches_195(run_dir):
     train(run_dir, "experiment=cartpole", "logger=csv", timeout=400)
+    assert final_mean_return(run_dir) >= 195
+
+
+def test_reinforce_cartpole_mean_return_reaches_195(run_dir):
+    train(run_dir, "experiment=cartpole", "algo=reinforce", "logger=csv", timeout=600)
     assert final_mean_return(run_dir) >= 195
 
 

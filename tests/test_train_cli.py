@@ -81,6 +81,8 @@ def test_spaceinvaders_adam(run_dir):
         ("env.id=Ant-v4", "env.id=Ant-v4: MuJoCo is not installed"),
         ("trainer.accelerator=gpu", "trainer.accelerator=gpu: torch finds no such device"),
         ("trainer.accelerator=tpu", "trainer.accelerator must be one of auto, cpu, gpu"),
+        ("algo.name=impla", "algo.name must be one of a3c, impala, reinforce, got 'impla'"),
+        ("algo=reinforce", "algo=reinforce holds whole episodes in memory; ALE/Pong-v5's are"),
     ],
 )
 def test_bad_config_is_one_line(override, message):

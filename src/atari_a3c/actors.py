@@ -30,6 +30,7 @@ class Actor:
         self.obs = torch.from_numpy(self.envs.reset(seed=seed))
         self.done = torch.ones(layout.num_envs, dtype=torch.bool)
         self.state: State = self.model.initial_state(layout.num_envs)
+        self.first = True
 
     @torch.no_grad()
     def fill(self, index: int) -> None:
@@ -58,6 +59,8 @@ class Actor:
         slot["obs"][self.unroll].copy_(self.obs)
         slot["done"][self.unroll].copy_(self.done)
         slot["version"].fill_(self.version)
+        slot["first"].fill_(self.first)
+        self.first = False
         slot["num_games"].fill_(len(returns))
         slot["game_return"][: len(returns)] = torch.tensor(returns, dtype=torch.float32)
         slot["game_length"][: len(lengths)] = torch.tensor(lengths, dtype=torch.int64)

@@ -43,6 +43,7 @@ def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
         "h0": torch.full((num_slots, N, H), nan),
         "c0": torch.full((num_slots, N, H), nan),
         "version": torch.zeros(num_slots, dtype=torch.int64),
+        "first": torch.zeros(num_slots, dtype=torch.bool),  # an actor's first rollout: fresh envs
         "num_games": torch.zeros(num_slots, dtype=torch.int64),
         "game_return": torch.full((num_slots, T * N), nan),
         "game_length": torch.zeros(num_slots, T * N, dtype=torch.int64),

@@ -39,6 +39,7 @@ def _in(options: tuple) -> Callable:
 
 
 Rule = tuple[str, Callable[[object], bool], str]
+ALGOS = ("a3c", "impala", "reinforce")
 RULES: list[Rule] = [
     ("frames", _positive_int, "a positive integer"),
     ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
@@ -49,7 +50,7 @@ RULES: list[Rule] = [
     ("algo.unroll", _positive_int, "a positive integer"),
     ("algo.batch_rollouts", _positive_int, "a positive integer"),
     ("algo.gamma", lambda v: _number(v) and 0 < v <= 1, "in (0, 1]"),
-    ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.name", _in(ALGOS), f"one of {', '.join(ALGOS)}"),
     ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
     ("algo.popart_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
@@ -65,6 +66,9 @@ RULES: list[Rule] = [
     ("model.hidden_size", _positive_int, "a positive integer"),
     ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
     ("env.frame_skip", _positive_int, "a positive integer"),
+]
+ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
+    ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
 ]
 ATARI_RULES: list[Rule] = [
     ("env.screen_size", lambda v: _positive_int(v) and v >= 36, "an integer >= 36"),
@@ -85,6 +89,10 @@ def _check(cfg: DictConfig, rules: list[Rule]) -> None:
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
     _check(cfg, RULES)
+    if cfg.algo.name == "reinforce":
+        _check_reinforce(cfg)
+    else:
+        _check(cfg, ACTOR_CRITIC_RULES)
     if cfg.ckpt_path and cfg.init_from:
         raise ConfigError(
             "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
@@ -97,6 +105,18 @@ def validate(cfg: DictConfig) -> None:
     _check_accelerator(cfg.trainer.accelerator)
     _check_logger(cfg.get("logger"))
     validate_env(cfg)
+
+
+def _check_reinforce(cfg: DictConfig) -> None:
+    """REINFORCE keeps each env's episode under way in memory and updates only when episodes
+    end: short-episode envs, one learner process (DDP ranks would wait for each other)."""
+    if is_atari(cfg.env.id):
+        raise ConfigError(
+            f"algo=reinforce holds whole episodes in memory; {cfg.env.id}'s are too long "
+            "(use it with env=cartpole, or algo=a3c or impala)"
+        )
+    if cfg.trainer.devices != 1 or cfg.trainer.num_nodes != 1:
+        raise ConfigError("algo=reinforce runs on one device (trainer.devices=1)")
 
 
 def _check_accelerator(name: str) -> None:

@@ -15,6 +15,7 @@ from torch import Tensor
 
 from atari_a3c import returns as R
 from atari_a3c.curves import GameHistory
+from atari_a3c.episodes import EpisodeAssembler, padded
 from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
@@ -49,6 +50,7 @@ class ActorCriticLearner(L.LightningModule):
         self.frames_per_batch = algo.unroll * num_envs * self.cfg.env.frame_skip
         self._rate_mark = (time.perf_counter(), 0)
         self.value_targets = torch.zeros(0)  # the last update's, for the PopArt statistics
+        self.episodes = EpisodeAssembler()  # REINFORCE's whole episodes
 
     @property
     def mean_return(self) -> float:
@@ -59,6 +61,8 @@ class ActorCriticLearner(L.LightningModule):
         self.count_frames(batch)
         if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
             self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
+        if self.cfg.algo.name == "reinforce":
+            return self.reinforce_step(batch)
         state = (batch["h0"], batch["c0"])
         logits, values, _ = self.model(batch["obs"], batch["done"], state)
         losses, targets = self.losses(batch, logits.float(), values.float())
@@ -67,6 +71,38 @@ class ActorCriticLearner(L.LightningModule):
         self.value_targets = targets.detach() if finite else targets[:0]  # PopArt skips bad ones
         # Always backward, even a non-finite loss: its gradients are non-finite on every rank
         # after DDP averages them, so every rank skips the same update while clipping.
+        return losses.total
+
+    def reinforce_step(self, batch: dict[str, Tensor]) -> Tensor | None:
+        """REINFORCE on the episodes this batch completes, each from its first step with the
+        Monte-Carlo return-to-go (minus the critic's value as a baseline when value_coef > 0).
+        A batch that completes none is no update."""
+        episodes = self.episodes.add(batch)
+        if not episodes:
+            self.record_games(batch)
+            return None
+        algo = self.cfg.algo
+        ep = padded(episodes, algo.gamma)
+        logits, values, _ = self.model(
+            ep["obs"], ep["done"], self.model.initial_state(len(episodes))
+        )
+        valid = ep["valid"]
+        logits, values = logits.float()[valid][None], values.float()[valid][None]
+        targets = ep["return"][valid][None]
+        baseline = values.detach() if algo.value_coef else torch.zeros_like(targets)
+        mean, std = self.model.value_mean, self.model.value_std
+        losses = R.actor_critic_loss(
+            logits,
+            ep["action"][valid][None],
+            (values - mean) / std,
+            targets - baseline,
+            (targets - mean) / std,
+            algo.entropy_coef,
+            algo.value_coef,
+        )
+        self.log_step(batch, losses, targets, values)
+        finite = bool(torch.isfinite(targets).all())
+        self.value_targets = targets.detach() if finite else targets[:0]
         return losses.total
 
     def stop_if_an_actor_failed(self, batch: dict) -> None:
@@ -110,10 +146,21 @@ class ActorCriticLearner(L.LightningModule):
         )
         return losses, targets
 
-    def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
+    def record_games(self, batch) -> None:
+        """The games that ended in this batch: their scores, into the history and the logs."""
         scores = batch["game_return"].tolist()
         self.recent_returns.extend(scores)
         self.game_history.add(self.frames, scores)
+        metrics = {}
+        if self.recent_returns:  # no score before the first game ends
+            metrics["charts/mean_return_100"] = self.mean_return
+        if len(batch["game_return"]):
+            metrics["charts/episode_return"] = batch["game_return"].mean()
+            metrics["charts/episode_length"] = batch["game_length"].float().mean()
+        self.log_dict(metrics, batch_size=batch["done"].shape[1])
+
+    def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
+        self.record_games(batch)
         metrics = {
             "losses/total": losses.total,
             "losses/policy": losses.policy,
@@ -123,11 +170,6 @@ class ActorCriticLearner(L.LightningModule):
             "charts/frames": float(self.frames),
             "perf/skipped_updates": float(self.skipped_updates),
         }
-        if self.recent_returns:  # no score before the first game ends
-            metrics["charts/mean_return_100"] = self.mean_return
-        if len(batch["game_return"]):
-            metrics["charts/episode_return"] = batch["game_return"].mean()
-            metrics["charts/episode_length"] = batch["game_length"].float().mean()
         self.log_dict(metrics, batch_size=batch["done"].shape[1])
 
     def new_frames(self, batch: dict[str, Tensor]) -> int:

@@ -48,6 +48,10 @@ class RolloutDataset(IterableDataset):
                 [slots[key][i, :n] for i, n in zip(indices, counts, strict=True)]
             )
         batch["version"] = slots["version"][indices].clone()
+        num_envs = slots["h0"].shape[1]  # each column: one env of one actor, its stream in order
+        workers = torch.tensor(indices) // self.pool.slots_per_worker
+        batch["column"] = (workers[:, None] * num_envs + torch.arange(num_envs)).flatten()
+        batch["first"] = slots["first"][indices].repeat_interleave(num_envs)
         batch["steps"] = torch.tensor(batch["action"].numel())
         for index in indices:
             self.pool.release(index)

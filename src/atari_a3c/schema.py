@@ -46,7 +46,6 @@ class ModelConfig:
 class AlgoConfig:
     name: str
     gamma: float
-    gae_lambda: float
     entropy_coef: float
     value_coef: float
     popart_rate: float
@@ -54,6 +53,7 @@ class AlgoConfig:
     unroll: int
     batch_rollouts: int
     lr_decay: bool
+    gae_lambda: float | None = None  # a3c and impala
     clip_rho: float | None = None  # V-trace only
     clip_pg_rho: float | None = None
 

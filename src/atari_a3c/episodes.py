@@ -1,0 +1,87 @@
+"""Whole episodes out of the rollout stream, for REINFORCE's Monte-Carlo returns.
+
+A rollout holds `unroll` steps of each of an actor's envs; an episode may span several rollouts.
+`done[t]` marks `obs[t]` as the first observation of an episode. Each env (a batch column,
+identified across batches by `batch["column"]`) keeps the steps of its episode under way until
+the next episode starts; a rollout from a restarted actor (`batch["first"]`) drops them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from atari_a3c import returns as R
+
+
+@dataclass
+class Episode:
+    obs: Tensor  # [L, *obs_shape]
+    action: Tensor  # [L]
+    reward: Tensor  # [L]
+
+
+class EpisodeAssembler:
+    def __init__(self):
+        self.open: dict[int, list[Episode]] = {}  # column -> pieces of its episode under way
+
+    def add(self, batch: dict[str, Tensor]) -> list[Episode]:
+        """The episodes this batch completes."""
+        finished = []
+        steps = batch["action"].shape[0]
+        for j, column in enumerate(batch["column"].tolist()):
+            pieces = None if batch["first"][j] else self.open.get(column)
+            starts = torch.nonzero(batch["done"][:steps, j]).flatten().tolist()
+            for begin, end in itertools.pairwise(sorted({0, *starts, steps})):
+                if begin in starts:  # an episode starts here: the one under way has ended
+                    if pieces:
+                        finished.append(_joined(pieces))
+                    pieces = []
+                if pieces is not None:  # steps before the first start seen are dropped
+                    pieces.append(_piece(batch, j, begin, end))
+            self.open[column] = pieces
+        return finished
+
+
+def _piece(batch: dict[str, Tensor], j: int, begin: int, end: int) -> Episode:
+    return Episode(
+        batch["obs"][begin:end, j], batch["action"][begin:end, j], batch["reward"][begin:end, j]
+    )
+
+
+def _joined(pieces: list[Episode]) -> Episode:
+    return Episode(
+        *(torch.cat([getattr(p, k) for p in pieces]) for k in ("obs", "action", "reward"))
+    )
+
+
+def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
+    """Episodes side by side, time-major `[L, E]` padded to the longest: obs, `done` (true at
+    each start), action, Monte-Carlo return-to-go, and `valid` (false on the padding)."""
+    length = max(len(e.action) for e in episodes)
+    valid = torch.zeros(length, len(episodes), dtype=torch.bool)
+    for j, episode in enumerate(episodes):
+        valid[: len(episode.action), j] = True
+
+    def stack(key: str) -> Tensor:
+        tensors = [getattr(e, key) for e in episodes]
+        out = tensors[0].new_zeros(length, len(episodes), *tensors[0].shape[1:])
+        for j, tensor in enumerate(tensors):
+            out[: len(tensor), j] = tensor
+        return out
+
+    rewards = stack("reward")
+    discounts = torch.full_like(rewards, gamma)
+    returns = R.discounted_returns(rewards, discounts, torch.zeros(len(episodes)))
+    done = torch.zeros_like(valid)
+    done[0] = True
+    return {
+        "obs": stack("obs"),
+        "done": done,
+        "action": stack("action"),
+        "return": returns,
+        "valid": valid,
+    }
