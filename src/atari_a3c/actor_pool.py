@@ -49,7 +49,7 @@ class ActorPool:
         self.failures: list[deque[float]] = [deque() for _ in range(self.num_workers)]
         self.restarts = 0
 
-    def _spawn(self, worker: int) -> tuple[mp.Process, Connection]:
+    def _start_actor(self, worker: int) -> tuple[mp.Process, Connection]:
         """Start actor `worker` (a new seed per restart: fresh envs) and hand it its slots."""
         seed = self.seed + worker * self.layout.num_envs + 7919 * len(self.failures[worker])
         self.heartbeat[worker] = time.time()
@@ -71,7 +71,7 @@ class ActorPool:
         for worker in range(self.num_workers):
             first = worker * self.slots_per_worker
             self.outstanding[worker] = set(range(first, first + self.slots_per_worker))
-            process, conn = self._spawn(worker)
+            process, conn = self._start_actor(worker)
             self.processes.append(process)
             self.conns.append(conn)
 
@@ -112,7 +112,7 @@ class ActorPool:
         log.warning("actor-%d failed (%s); starting a replacement with fresh envs", worker, cause)
         self.restarts += 1
         self.conns[worker].close()
-        self.processes[worker], self.conns[worker] = self._spawn(worker)
+        self.processes[worker], self.conns[worker] = self._start_actor(worker)
 
     def _receive(self, worker: int, message: int | str) -> None:
         """A filled slot's index, or an actor's last words before it exits."""
