@@ -1,4 +1,4 @@
-"""Whole episodes out of the rollout stream, for REINFORCE's Monte-Carlo returns.
+"""Whole episodes out of the rollout stream, and REINFORCE's loss on them.
 
 A rollout holds `unroll` steps of each of an actor's envs; an episode may span several rollouts.
 `done[t]` marks `obs[t]` as the first observation of an episode. Each env (a batch column,
@@ -85,3 +85,26 @@ def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
         "return": returns,
         "valid": valid,
     }
+
+
+def reinforce_losses(model, episodes: list[Episode], algo) -> tuple[R.Losses, Tensor, Tensor]:
+    """The loss on whole episodes, each run from its first step with its Monte-Carlo
+    return-to-go as target (minus the critic's value as a baseline when `algo.value_coef` > 0).
+    Returns the losses, the returns and the values of every valid step, `[1, n]`."""
+    ep = padded(episodes, algo.gamma)
+    logits, values, _ = model(ep["obs"], ep["done"], model.initial_state(len(episodes)))
+    valid = ep["valid"]
+    logits, values = logits.float()[valid][None], values.float()[valid][None]
+    targets = ep["return"][valid][None]
+    baseline = values.detach() if algo.value_coef else torch.zeros_like(targets)
+    mean, std = model.value_mean, model.value_std  # identity unless PopArt is on
+    losses = R.actor_critic_loss(
+        logits,
+        ep["action"][valid][None],
+        (values - mean) / std,
+        targets - baseline,
+        (targets - mean) / std,
+        algo.entropy_coef,
+        algo.value_coef,
+    )
+    return losses, targets, values

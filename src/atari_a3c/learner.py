@@ -15,7 +15,7 @@ from torch import Tensor
 
 from atari_a3c import returns as R
 from atari_a3c.curves import GameHistory
-from atari_a3c.episodes import EpisodeAssembler, padded
+from atari_a3c.episodes import EpisodeAssembler, reinforce_losses
 from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
@@ -74,32 +74,13 @@ class ActorCriticLearner(L.LightningModule):
         return losses.total
 
     def reinforce_step(self, batch: dict[str, Tensor]) -> Tensor | None:
-        """REINFORCE on the episodes this batch completes, each from its first step with the
-        Monte-Carlo return-to-go (minus the critic's value as a baseline when value_coef > 0).
-        A batch that completes none is no update."""
+        """REINFORCE on the episodes this batch completes; a batch that completes none is no
+        update."""
         episodes = self.episodes.add(batch)
         if not episodes:
             self.record_games(batch)
             return None
-        algo = self.cfg.algo
-        ep = padded(episodes, algo.gamma)
-        logits, values, _ = self.model(
-            ep["obs"], ep["done"], self.model.initial_state(len(episodes))
-        )
-        valid = ep["valid"]
-        logits, values = logits.float()[valid][None], values.float()[valid][None]
-        targets = ep["return"][valid][None]
-        baseline = values.detach() if algo.value_coef else torch.zeros_like(targets)
-        mean, std = self.model.value_mean, self.model.value_std
-        losses = R.actor_critic_loss(
-            logits,
-            ep["action"][valid][None],
-            (values - mean) / std,
-            targets - baseline,
-            (targets - mean) / std,
-            algo.entropy_coef,
-            algo.value_coef,
-        )
+        losses, targets, values = reinforce_losses(self.model, episodes, self.cfg.algo)
         self.log_step(batch, losses, targets, values)
         finite = bool(torch.isfinite(targets).all())
         self.value_targets = targets.detach() if finite else targets[:0]
