@@ -26,7 +26,7 @@ def test_cartpole_mean_return_reaches_195(run_dir):
 
 
 def test_reinforce_cartpole_mean_return_reaches_195(run_dir):
-    train(run_dir, "experiment=cartpole", "algo=reinforce", "logger=csv", timeout=600)
+    train(run_dir, "experiment=cartpole", "algo=reinforce", "logger=csv", timeout=1200)
     assert final_mean_return(run_dir) >= 195
 
 
