@@ -20,21 +20,20 @@ from multiprocessing import forkserver
 
 PR_SET_PDEATHSIG = 1
 PRELOAD = ["atari_a3c.actors", "atari_a3c.play"]  # what actor and evaluation processes run
+HAS_FORK_SERVER = "forkserver" in mp.get_all_start_methods()
 
 
 def context() -> mp.context.BaseContext:
     """The context every child process starts from: the preloaded fork server, else spawn."""
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
     start_fork_server()
-    return mp.get_context("forkserver")
+    return mp.get_context("forkserver" if HAS_FORK_SERVER else "spawn")
 
 
 def start_fork_server() -> None:
     """Start the fork server if it is not running. It ignores SIGTERM and SIGINT, as its children
     do (a signal to the process group is the main process's to handle), and exits when the main
     process does."""
-    if "forkserver" not in mp.get_all_start_methods():
+    if not HAS_FORK_SERVER:
         return
     forkserver.set_forkserver_preload(PRELOAD)
     if threading.current_thread() is not threading.main_thread():
