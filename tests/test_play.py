@@ -20,3 +20,24 @@ def test_parallel_games_are_the_games_played_one_at_a_time(monkeypatch):
     assert [g.seed for g in batched] == list(range(5, 16)) and sorted(seen) == list(range(11))
     assert [(g.score, g.length) for g in batched] == [(g.score, g.length) for g in serial]
     assert len({g.length for g in batched}) > 1, "different seeds give different games"
+
+
+def noop_policy(cfg):
+    """A real model whose greedy choice is always NOOP: it never launches Breakout's ball."""
+    spec = env_spec(cfg)
+    model = build_model(cfg.model, spec.obs_shape, spec.num_actions).eval()
+    with torch.no_grad():
+        model.policy.weight.zero_()
+        model.policy.bias.copy_(torch.tensor([10.0] + [0.0] * (spec.num_actions - 1)))
+    return model
+
+
+def test_evaluation_presses_fire_after_each_lost_life_in_breakout():
+    limit = ("env=breakout", "env.max_episode_frames=4000")  # 1,000 agent steps
+    cfg = compose(*limit)
+    [game] = play_module.play(cfg, noop_policy(cfg), 1, seed=0, record=True)
+    fires = game.recording.actions.count(1)
+    assert game.length < 900 and fires == 5, "five balls launched and lost: the game is over"
+    cfg = compose(*limit, "env.fire_reset=false")
+    [idle] = play_module.play(cfg, noop_policy(cfg), 1, seed=0)
+    assert idle.length > 970 and idle.score == 0, "without FIRE the ball never comes: time's up"

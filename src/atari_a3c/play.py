@@ -47,13 +47,16 @@ def play(
     Up to PARALLEL_GAMES games run at once in their own envs, one batched policy step for all
     of them; one at a time when rendering or recording, so every video holds one whole game.
     `on_game(i, game)` is called as each game ends. With `record`, each game carries the
-    recording that replays it.
+    recording that replays it. With `env.fire_reset`, games that need FIRE to go on get it as
+    their first action and as the next one after each lost life (as the older systems scored):
+    a greedy policy that does not press it would otherwise wait out the time limit.
     """
     width = 1 if render_mode or video_dir else min(PARALLEL_GAMES, episodes)
     envs = [make_env(cfg, render_mode=render_mode, video_dir=video_dir) for _ in range(width)]
     try:
         config = OmegaConf.to_container(cfg, resolve=True) if record else None
-        table = Games(envs, seed, episodes, on_game, config)
+        fire = fire_action(envs[0]) if cfg.env.get("fire_reset") else None
+        table = Games(envs, seed, episodes, on_game, config, fire)
         play_batched(table, model, greedy, torch.Generator().manual_seed(seed))
     finally:
         for env in envs:
@@ -61,15 +64,25 @@ def play(
     return [table.done[i] for i in range(episodes)]
 
 
+def fire_action(env) -> int | None:
+    """The index of FIRE in an Atari game that has it next to NOOP (the games that need it
+    to launch a ball or a round), else None."""
+    meanings = getattr(env.unwrapped, "get_action_meanings", lambda: [])()
+    return 1 if meanings[1:2] == ["FIRE"] else None
+
+
 class Games:
     """Which game each env plays, its current observation, and the games that have ended.
-    With a `record` config, also each game's start state and actions."""
+    With a `record` config, also each game's start state and actions. With a `fire` action,
+    it replaces the policy's at the start of a game and after each lost life."""
 
-    def __init__(self, envs: list, seed: int, episodes: int, on_game, record: dict | None = None):
+    def __init__(self, envs: list, seed: int, episodes: int, on_game, record=None, fire=None):
         self.envs, self.seed, self.episodes, self.on_game = envs, seed, episodes, on_game
-        self.record = record
+        self.record, self.fire = record, fire
         self.index: list[int | None] = [None] * len(envs)
         self.obs: list[np.ndarray | None] = [None] * len(envs)
+        self.lives = [0] * len(envs)
+        self.forced: list[int | None] = [None] * len(envs)
         self.started = [0.0] * len(envs)
         self.start_states = [b""] * len(envs)
         self.actions: list[list[int]] = [[] for _ in envs]
@@ -84,7 +97,8 @@ class Games:
             self.index[slot] = None
             return
         self.index[slot], self.next = self.next, self.next + 1
-        self.obs[slot], _ = self.envs[slot].reset(seed=self.seed + self.index[slot])
+        self.obs[slot], info = self.envs[slot].reset(seed=self.seed + self.index[slot])
+        self.lives[slot], self.forced[slot] = info.get("lives", 0), self.fire
         self.started[slot] = time.perf_counter()
         if self.record is not None:
             self.start_states[slot], self.actions[slot] = emulator_state(self.envs[slot]), []
@@ -93,11 +107,17 @@ class Games:
         return [slot for slot, index in enumerate(self.index) if index is not None]
 
     def step(self, slot: int, action: int) -> bool:
-        """Step env `slot`; when its game ends, record it and start the next. True if it ended."""
+        """Step env `slot` with `action`, or with the action forced on it; when its game ends,
+        record it and start the next. True if it ended."""
+        if self.forced[slot] is not None:
+            action, self.forced[slot] = self.forced[slot], None
         self.obs[slot], _, terminated, truncated, info = self.envs[slot].step(action)
         if self.record is not None:
             self.actions[slot].append(action)
         if not (terminated or truncated):
+            lives, self.lives[slot] = self.lives[slot], info.get("lives", 0)
+            if self.lives[slot] < lives:
+                self.forced[slot] = self.fire
             return False
         index, episode = self.index[slot], info["episode"]
         seconds = time.perf_counter() - self.started[slot]
