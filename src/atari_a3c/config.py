@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from atari_a3c.encoders import ENCODERS
 from atari_a3c.envs import (
     OBS_TYPES,
     EnvSpec,
@@ -23,7 +24,6 @@ from atari_a3c.envs import (
     rom_name,
 )
 from atari_a3c.errors import ConfigError
-from atari_a3c.models import ENCODERS
 
 
 def _number(value) -> bool:

@@ -65,10 +65,13 @@ class ActorCriticLearner(L.LightningModule):
             return self.reinforce_step(batch)
         state = (batch["h0"], batch["c0"])
         logits, values, _ = self.model(batch["obs"], batch["done"], state)
-        losses, targets = self.losses(batch, logits.float(), values.float())
+        model = self.model  # PopArt's statistics: identity unless tracked
+        norm = (model.value_mean, model.value_std)
+        losses, targets = R.rollout_losses(
+            batch, logits.float(), values.float(), self.cfg.algo, norm
+        )
         self.log_step(batch, losses, targets, values[:-1].float())
-        finite = bool(torch.isfinite(targets).all())
-        self.value_targets = targets.detach() if finite else targets[:0]  # PopArt skips bad ones
+        self.keep_value_targets(targets)
         # Always backward, even a non-finite loss: its gradients are non-finite on every rank
         # after DDP averages them, so every rank skips the same update while clipping.
         return losses.total
@@ -82,50 +85,18 @@ class ActorCriticLearner(L.LightningModule):
             return None
         losses, targets, values = reinforce_losses(self.model, episodes, self.cfg.algo)
         self.log_step(batch, losses, targets, values)
-        finite = bool(torch.isfinite(targets).all())
-        self.value_targets = targets.detach() if finite else targets[:0]
+        self.keep_value_targets(targets)
         return losses.total
+
+    def keep_value_targets(self, targets: Tensor) -> None:
+        """The targets PopArt's statistics move towards after this step; none if non-finite."""
+        self.value_targets = targets.detach() if torch.isfinite(targets).all() else targets[:0]
 
     def stop_if_an_actor_failed(self, batch: dict) -> None:
         """Raise ActorFailure on every rank when any rank's actors failed (one decision)."""
         failed = self.trainer.strategy.reduce_boolean_decision(FAILURE in batch, all=False)
         if failed:
             raise ActorFailure(batch.get(FAILURE, "an actor of another rank kept failing"))
-
-    def losses(self, batch: dict[str, Tensor], logits: Tensor, values: Tensor):
-        """The algo's targets and advantages, then the shared actor-critic loss."""
-        algo = self.cfg.algo
-        discounts = algo.gamma * (~batch["done"][1:]).float()
-        bootstrap, values_t = values[-1].detach(), values[:-1]
-        logits_t, actions = logits[:-1], batch["action"]
-        if algo.name == "impala":
-            vt = R.vtrace(
-                R.action_log_probs(batch["logits"], actions),
-                R.action_log_probs(logits_t.detach(), actions),
-                batch["reward"],
-                values_t.detach(),
-                bootstrap,
-                discounts,
-                algo.gae_lambda,
-                algo.clip_rho,
-                algo.clip_pg_rho,
-            )
-            advantages, targets = vt.advantages, vt.targets
-        else:
-            advantages, targets = R.gae(
-                batch["reward"], values_t.detach(), bootstrap, discounts, algo.gae_lambda
-            )
-        mean, std = self.model.value_mean, self.model.value_std  # identity unless PopArt is on
-        losses = R.actor_critic_loss(
-            logits_t,
-            actions,
-            (values_t - mean) / std,
-            advantages,
-            (targets - mean) / std,
-            algo.entropy_coef,
-            algo.value_coef,
-        )
-        return losses, targets
 
     def record_games(self, batch) -> None:
         """The games that ended in this batch: their scores, into the history and the logs."""

@@ -1,4 +1,4 @@
-"""Encoders, the LSTM core and the actor-critic heads behind one `ActorCritic` interface."""
+"""The LSTM core and the actor-critic heads over an encoder, behind one `ActorCritic` interface."""
 
 from __future__ import annotations
 
@@ -9,47 +9,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from atari_a3c.encoders import build_encoder
 from atari_a3c.hardware import bf16_supported
 
 State = tuple[Tensor, Tensor]
 MIN_VALUE_STD = 1e-2  # floor of the PopArt scale, so near-constant returns do not blow it up
-
-
-def nature_encoder(in_channels: int) -> nn.Module:
-    """The Nature-DQN conv stack, for 84x84 inputs, ending in a 512-unit layer."""
-    return nn.Sequential(
-        nn.Conv2d(in_channels, 32, 8, stride=4),
-        nn.ReLU(),
-        nn.Conv2d(32, 64, 4, stride=2),
-        nn.ReLU(),
-        nn.Conv2d(64, 64, 3, stride=1),
-        nn.ReLU(),
-        nn.Flatten(),
-        nn.LazyLinear(512),
-        nn.ReLU(),
-    )
-
-
-def a3c_encoder(in_channels: int) -> nn.Module:
-    """The A3C port's four conv + 2x2 max-pool layers: 1x80x80 in, 1024 features out."""
-    layers: list[nn.Module] = []
-    for c_in, c_out, kernel, pad in [
-        (in_channels, 32, 5, 2),
-        (32, 32, 5, 1),
-        (32, 64, 4, 1),
-        (64, 64, 3, 1),
-    ]:
-        layers += [nn.Conv2d(c_in, c_out, kernel, padding=pad), nn.MaxPool2d(2), nn.ReLU()]
-    return nn.Sequential(*layers, nn.Flatten())
-
-
-def mlp_encoder(in_features: int, width: int) -> nn.Module:
-    return nn.Sequential(
-        nn.Linear(in_features, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh()
-    )
-
-
-ENCODERS = ("nature", "a3c", "mlp")
 
 
 class ActorCritic(nn.Module):
@@ -75,12 +39,7 @@ class ActorCritic(nn.Module):
         self.recurrent = recurrent
         self.obs_shape = tuple(obs_shape)
         self.is_image = encoder != "mlp"
-        if encoder == "mlp":
-            self.encoder = mlp_encoder(math.prod(obs_shape), hidden_size)
-        else:
-            channels = obs_shape[0] * (obs_shape[3] if len(obs_shape) == 4 else 1)
-            make = nature_encoder if encoder == "nature" else a3c_encoder
-            self.encoder = make(channels)
+        self.encoder = build_encoder(encoder, self.obs_shape, hidden_size)
         input_shape = self._scale(torch.zeros(1, *obs_shape)).shape[1:]
         self.register_buffer("obs_mean", torch.zeros(input_shape))
         self.register_buffer("obs_updates", torch.zeros((), dtype=torch.int64))

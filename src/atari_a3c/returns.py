@@ -89,3 +89,42 @@ def actor_critic_loss(
 
 def action_log_probs(logits: Tensor, actions: Tensor) -> Tensor:
     return F.log_softmax(logits, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def rollout_losses(
+    batch: dict[str, Tensor], logits: Tensor, values: Tensor, algo, value_norm=(0.0, 1.0)
+) -> tuple[Losses, Tensor]:
+    """The loss on a rollout batch (`[T + 1, B]` outputs, the last step only bootstraps) and
+    its value targets: n-step/GAE (`algo.name` a3c) or V-trace (impala) targets, then the
+    actor-critic loss with values and targets normalized by PopArt's `value_norm` (mean, std)."""
+    discounts = algo.gamma * (~batch["done"][1:]).float()
+    bootstrap, values_t = values[-1].detach(), values[:-1]
+    logits_t, actions = logits[:-1], batch["action"]
+    if algo.name == "impala":
+        vt = vtrace(
+            action_log_probs(batch["logits"], actions),
+            action_log_probs(logits_t.detach(), actions),
+            batch["reward"],
+            values_t.detach(),
+            bootstrap,
+            discounts,
+            algo.gae_lambda,
+            algo.clip_rho,
+            algo.clip_pg_rho,
+        )
+        advantages, targets = vt.advantages, vt.targets
+    else:
+        advantages, targets = gae(
+            batch["reward"], values_t.detach(), bootstrap, discounts, algo.gae_lambda
+        )
+    mean, std = value_norm
+    losses = actor_critic_loss(
+        logits_t,
+        actions,
+        (values_t - mean) / std,
+        advantages,
+        (targets - mean) / std,
+        algo.entropy_coef,
+        algo.value_coef,
+    )
+    return losses, targets
