@@ -3,9 +3,11 @@
 `python benchmarks/atari.py --games pong,breakout --frames 10000000 --seeds 1 [OVERRIDE ...]`
 
 Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus the overrides),
-then `python evaluate.py` on the final checkpoint (30 greedy full games, 30 no-op starts, true
-scores), and writes `<out>/<game>-seed<s>.json`: command, commit, CPU, wall clock, frames/s,
-the greedy evaluation curve of training (every 1M frames by default) and the final summary.
+then `python evaluate.py` on the final checkpoint: 30 greedy full games (30 no-op starts, true
+scores), and 30 with actions sampled from the policy, the protocol of the SB3 zoo's published
+Atari scores. It writes `<out>/<game>-seed<s>.json`: command, commit, CPU, wall clock, frames/s,
+the greedy evaluation curve of training (every 1M frames by default) and both final summaries;
+a record without the sampled summary gets it added.
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
 resumed, so the runs can be spread over several sittings. After every game it rewrites
 `<out>/summary.md` (one table, with human-normalized scores) and `<out>/curves.png`.
@@ -119,13 +121,14 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     return cmd
 
 
-def final_score(args, run_dir: Path) -> dict:
-    """`evaluate.py` on the final checkpoint: the summary of `args.episodes` greedy games."""
-    out = run_dir / "final-eval"
+def final_score(args, run_dir: Path, greedy: bool = True) -> dict:
+    """`evaluate.py` on the final checkpoint: the summary of `args.episodes` greedy games, or
+    of as many with sampled actions."""
+    out = run_dir / ("final-eval" if greedy else "final-eval-sampled")
     if not (out / "results.json").exists():
         ckpt = run_dir / "checkpoints" / "last.ckpt"
         cmd = ["python", "evaluate.py", f"ckpt={ckpt}", f"episodes={args.episodes}",
-               "seed=1000", f"output_dir={out}"]  # fmt: skip
+               f"greedy={str(greedy).lower()}", "seed=1000", f"output_dir={out}"]  # fmt: skip
         run(cmd, run_dir.parent / f"{run_dir.name}.log")
     return json.loads((out / "results.json").read_text())["summary"]
 
@@ -160,6 +163,7 @@ def record(args, game: str, seed: int) -> dict:
         "median_logged_fps": median_fps(run_dir),
         "eval_curve": [{"frames": f, "mean": m} for f, m in meta["eval_history"]],
         "final": final,
+        "final_sampled": final_score(args, run_dir, greedy=False),
     }
 
 
@@ -174,15 +178,16 @@ def load_records(out: Path) -> list[dict]:
 
 def summary_table(records: list[dict]) -> str:
     lines = [
-        "| game | seed | greedy mean +- std (30 games) | median | target | human-norm. "
-        "| minutes | frames/s | commit |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| game | seed | greedy mean +- std (30 games) | median | sampled mean +- std | target "
+        "| human-norm. | minutes | frames/s | commit |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in records:
-        final = r["final"]
+        final, sampled = r["final"], r["final_sampled"]
         lines.append(
             f"| {r['game']} | {r['seed']} | {final['mean']:.1f} +- {final['std']:.1f} "
-            f"| {final['median']:.1f} | {REFERENCE[r['game']][2]:g} "
+            f"| {final['median']:.1f} | {sampled['mean']:.1f} +- {sampled['std']:.1f} "
+            f"| {REFERENCE[r['game']][2]:g} "
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
         )
@@ -231,10 +236,14 @@ def main(argv: list[str] | None = None) -> None:
     for game in args.games:
         for seed in args.seeds:
             path = args.out / f"{game}-seed{seed}.json"
-            if path.exists():
+            if not path.exists():
+                result = record(args, game, seed)
+            elif "final_sampled" not in (result := json.loads(path.read_text())):
+                result["final_sampled"] = final_score(args, args.runs / path.stem, greedy=False)
+            else:
                 print(f"{game} seed {seed}: record exists, skipped")
                 continue
-            path.write_text(json.dumps(record(args, game, seed), indent=2) + "\n")
+            path.write_text(json.dumps(result, indent=2) + "\n")
             write_summary(args.out)
     write_summary(args.out)
     print((args.out / "summary.md").read_text())

@@ -20,16 +20,22 @@ def bench(tmp_path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
-def test_bench_records_a_game_then_skips_it(tmp_path):
+def test_bench_records_a_game_then_completes_and_skips_it(tmp_path):
     first = bench(tmp_path, *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
     record = json.loads((tmp_path / "records" / "pong-seed3.json").read_text())
     assert record["command"].startswith("python train.py env=pong seed=3 frames=4000")
     assert record["frames"] >= 4000 and record["seed"] == 3 and record["wall_clock_minutes"] > 0
     assert record["final"]["episodes"] == 2 and -21 <= record["final"]["mean"] <= 21
+    assert record["final_sampled"]["episodes"] == 2
     assert record["eval_curve"] and record["eval_curve"][0]["frames"] >= 2000
     assert "| pong | 3 |" in (tmp_path / "records" / "summary.md").read_text()
     assert (tmp_path / "records" / "curves.png").stat().st_size > 0
+    path = tmp_path / "records" / "pong-seed3.json"
+    sampled = record.pop("final_sampled")  # a record older than the sampled score gets it added
+    path.write_text(json.dumps(record))
+    assert bench(tmp_path, *TINY).returncode == 0
+    assert json.loads(path.read_text())["final_sampled"] == sampled
     again = bench(tmp_path, *TINY)
     assert again.returncode == 0 and "record exists, skipped" in again.stdout
 
