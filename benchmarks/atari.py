@@ -183,10 +183,11 @@ def summary_table(records: list[dict]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in records:
-        final, sampled = r["final"], r["final_sampled"]
+        final, sampled = r["final"], r.get("final_sampled")
+        sampled_cell = f"{sampled['mean']:.1f} +- {sampled['std']:.1f}" if sampled else "-"
         lines.append(
             f"| {r['game']} | {r['seed']} | {final['mean']:.1f} +- {final['std']:.1f} "
-            f"| {final['median']:.1f} | {sampled['mean']:.1f} +- {sampled['std']:.1f} "
+            f"| {final['median']:.1f} | {sampled_cell} "
             f"| {REFERENCE[r['game']][2]:g} "
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
