@@ -19,7 +19,10 @@ OPTIONS = [
 ]
 
 
-COMPANIONS = {"algo=reinforce": ("env=cartpole",)}  # options meant for another env than Pong
+COMPANIONS = {  # options meant for another env than Pong, or for another algo
+    "algo=reinforce": ("env=cartpole",),
+    "model=dueling_nature": ("algo=dqn",),
+}
 
 
 @pytest.mark.parametrize("override", OPTIONS)

@@ -81,13 +81,17 @@ def test_spaceinvaders_adam(run_dir):
         ("env.id=Ant-v4", "env.id=Ant-v4: MuJoCo is not installed"),
         ("trainer.accelerator=gpu", "trainer.accelerator=gpu: torch finds no such device"),
         ("trainer.accelerator=tpu", "trainer.accelerator must be one of auto, cpu, gpu"),
-        ("algo.name=impla", "algo.name must be one of a3c, impala, reinforce, got 'impla'"),
+        ("algo.name=impla", "algo.name must be one of a3c, impala, reinforce, dqn, got 'impla'"),
         ("algo=reinforce", "algo=reinforce holds whole episodes in memory; ALE/Pong-v5's are"),
+        ("model=dueling_nature", "model.dueling makes Q-values, for algo=dqn (not algo=impala)"),
+        ("algo=dqn algo.replay_start=60000", "algo.replay_start=60000 exceeds algo.replay_size"),
+        ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 289.1 GiB of"),
+        ("algo=dqn algo.epsilon_final=2", "algo.epsilon_final must be in [0, 1], got 2"),
     ],
 )
 def test_bad_config_is_one_line(override, message):
     with pytest.raises(BadInput) as error:
-        check_command_line(ROOT / "conf", "train", check, [override])
+        check_command_line(ROOT / "conf", "train", check, override.split())
     assert message in str(error.value) and "\n" not in str(error.value)
 
 

@@ -9,9 +9,11 @@ from multiprocessing.connection import Connection
 
 import torch
 from omegaconf import OmegaConf
+from torch import Tensor
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots
 from atari_a3c.child_process import become_child
+from atari_a3c.dqn import epsilon, epsilon_greedy
 from atari_a3c.models import State, build_model, inference_context
 from atari_a3c.training_envs import TrainingEnvs
 
@@ -26,6 +28,7 @@ class Actor:
         self.model = build_model(cfg.model, layout.obs_shape, layout.num_actions).eval()
         self.autocast = inference_context(self.model)
         self.slots, self.weights, self.unroll = slots, weights, layout.unroll
+        self.algo = cfg.algo
         self.version = weights.pull(self.model)
         self.obs = torch.from_numpy(self.envs.reset(seed=seed))
         self.done = torch.ones(layout.num_envs, dtype=torch.bool)
@@ -48,7 +51,7 @@ class Actor:
                 logits, _, (h, c) = self.model(self.obs[None], self.done[None], self.state)
             self.state = (h, c)
             logits = logits[0].float()
-            action = torch.multinomial(logits.softmax(-1), 1).squeeze(-1)
+            action = self.choose(logits)
             step = self.envs.step(action.numpy())
             slot["action"][t] = action
             slot["logits"][t] = logits
@@ -64,6 +67,12 @@ class Actor:
         slot["num_games"].fill_(len(returns))
         slot["game_return"][: len(returns)] = torch.tensor(returns, dtype=torch.float32)
         slot["game_length"][: len(lengths)] = torch.tensor(lengths, dtype=torch.int64)
+
+    def choose(self, logits: Tensor) -> Tensor:
+        """Sampled from the policy; for DQN (Q-values), epsilon-greedy by the frames trained."""
+        if self.algo.name == "dqn":
+            return epsilon_greedy(logits, epsilon(self.algo, self.weights.frames.value))
+        return torch.multinomial(logits.softmax(-1), 1).squeeze(-1)
 
 
 def actor_main(worker: int, conn: Connection, shared: tuple, seed: int) -> None:

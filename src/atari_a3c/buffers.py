@@ -60,7 +60,8 @@ def _tensors(model: nn.Module) -> Iterator[Tensor]:
 
 
 class SharedWeights:
-    """The newest policy weights as one flat shared vector behind a seqlock, with a version.
+    """The newest policy weights as one flat shared vector behind a seqlock, with a version
+    and the env frames trained on when they were published (DQN's actors explore by them).
 
     The one writer (the learner) makes the sequence odd, copies, and makes it even again;
     a reader copies and keeps the copy only if the sequence was even and unchanged throughout.
@@ -72,6 +73,7 @@ class SharedWeights:
     def __init__(self, model: nn.Module):
         self.flat = torch.zeros(sum(t.numel() for t in _tensors(model))).share_memory_()
         self.sequence = context().Value("q", 0, lock=False)
+        self.frames = context().Value("q", 0, lock=False)
         self.publish(model)
 
     @property
@@ -87,7 +89,8 @@ class SharedWeights:
             start += param.numel()
 
     @torch.no_grad()
-    def publish(self, model: nn.Module) -> None:
+    def publish(self, model: nn.Module, frames: int = 0) -> None:
+        self.frames.value = frames
         self.sequence.value += 1
         for param, shared in self._pairs(model):
             shared.copy_(param)

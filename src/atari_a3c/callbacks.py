@@ -23,12 +23,12 @@ class ActorSync(Callback):
         self.pool = pool
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        self.pool.weights.publish(pl_module.model)
+        self.pool.weights.publish(pl_module.model, pl_module.frames)
         self.pool.start(rank=trainer.global_rank)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         lag = self.pool.weights.version - batch["version"].float().mean()
-        self.pool.weights.publish(pl_module.model)
+        self.pool.weights.publish(pl_module.model, pl_module.frames)
         metrics = {"perf/policy_lag": lag, "perf/actor_restarts": float(self.pool.restarts)}
         pl_module.log_dict(metrics, batch_size=1)
 

@@ -130,7 +130,7 @@ def check_compatible(checkpoint: dict, env_id: str, obs_shape, num_actions: int)
 def check_same_model(checkpoint: dict, model_cfg: DictConfig, obs_shape, num_actions: int) -> None:
     """CheckpointError naming the first weight whose shape the config's model does not share."""
     expected = build_model(model_cfg, tuple(obs_shape), num_actions).state_dict()
-    stored = {k.removeprefix("model."): v for k, v in checkpoint["state_dict"].items()}
+    stored = model_weights(checkpoint)
     for name, weight in expected.items():
         found = tuple(stored[name].shape) if name in stored else "absent"
         if found != tuple(weight.shape):
@@ -138,6 +138,16 @@ def check_same_model(checkpoint: dict, model_cfg: DictConfig, obs_shape, num_act
                 f"checkpoint's model differs from this config's: {name} is {found} there, "
                 f"{tuple(weight.shape)} here (it was trained with {trained_model(checkpoint)})"
             )
+
+
+def model_weights(checkpoint: dict) -> dict:
+    """The policy's weights in a learner's state dict (not a DQN's target network)."""
+    prefix = "model."
+    return {
+        k.removeprefix(prefix): v
+        for k, v in checkpoint["state_dict"].items()
+        if k.startswith(prefix)
+    }
 
 
 def trained_model(checkpoint: dict) -> str:
@@ -150,6 +160,5 @@ def policy_from_checkpoint(checkpoint: dict) -> tuple[DictConfig, ActorCritic]:
     meta = checkpoint[KEY]
     cfg = OmegaConf.create(meta["config"])
     model = build_model(cfg.model, tuple(meta["obs_shape"]), meta["num_actions"])
-    weights = {k.removeprefix("model."): v for k, v in checkpoint["state_dict"].items()}
-    model.load_state_dict(weights)
+    model.load_state_dict(model_weights(checkpoint))
     return cfg, model.eval()

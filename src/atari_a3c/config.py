@@ -5,13 +5,13 @@ from __future__ import annotations
 import difflib
 import netrc
 import os
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
+from atari_a3c.algo_checks import validate_algo
 from atari_a3c.encoders import ENCODERS
 from atari_a3c.envs import (
     OBS_TYPES,
@@ -24,75 +24,47 @@ from atari_a3c.envs import (
     rom_name,
 )
 from atari_a3c.errors import ConfigError
+from atari_a3c.rules import Rule, check, number, one_of, positive_int
 
-
-def _number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _positive_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _in(options: tuple) -> Callable:
-    return lambda value: value in options
-
-
-Rule = tuple[str, Callable[[object], bool], str]
-ALGOS = ("a3c", "impala", "reinforce")
+ALGOS = ("a3c", "impala", "reinforce", "dqn")
 RULES: list[Rule] = [
-    ("frames", _positive_int, "a positive integer"),
+    ("frames", positive_int, "a positive integer"),
     ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("workers", _positive_int, "a positive integer"),
-    ("envs_per_worker", _positive_int, "a positive integer"),
+    ("workers", positive_int, "a positive integer"),
+    ("envs_per_worker", positive_int, "a positive integer"),
     ("learner_threads", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("optim.lr", lambda v: _number(v) and v > 0, "> 0"),
-    ("algo.unroll", _positive_int, "a positive integer"),
-    ("algo.batch_rollouts", _positive_int, "a positive integer"),
-    ("algo.gamma", lambda v: _number(v) and 0 < v <= 1, "in (0, 1]"),
-    ("algo.name", _in(ALGOS), f"one of {', '.join(ALGOS)}"),
-    ("algo.entropy_coef", lambda v: _number(v) and v >= 0, ">= 0"),
-    ("algo.value_coef", lambda v: _number(v) and v >= 0, ">= 0"),
-    ("algo.popart_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
-    ("algo.obs_mean_rate", lambda v: _number(v) and 0 <= v < 1, "in [0, 1)"),
-    ("callbacks.checkpoint_every_frames", _positive_int, "a positive integer"),
-    ("callbacks.eval.every_frames", _positive_int, "a positive integer"),
-    ("callbacks.eval.episodes", _positive_int, "a positive integer"),
-    ("actors.timeout", lambda v: _number(v) and v > 0, "> 0 seconds"),
+    ("optim.lr", lambda v: number(v) and v > 0, "> 0"),
+    ("algo.unroll", positive_int, "a positive integer"),
+    ("algo.batch_rollouts", positive_int, "a positive integer"),
+    ("algo.gamma", lambda v: number(v) and 0 < v <= 1, "in (0, 1]"),
+    ("algo.name", one_of(ALGOS), f"one of {', '.join(ALGOS)}"),
+    ("algo.popart_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("algo.obs_mean_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("callbacks.checkpoint_every_frames", positive_int, "a positive integer"),
+    ("callbacks.eval.every_frames", positive_int, "a positive integer"),
+    ("callbacks.eval.episodes", positive_int, "a positive integer"),
+    ("actors.timeout", lambda v: number(v) and v > 0, "> 0 seconds"),
     ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("actors.window", lambda v: _number(v) and v > 0, "> 0 seconds"),
+    ("actors.window", lambda v: number(v) and v > 0, "> 0 seconds"),
     ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("model.encoder", _in(ENCODERS), f"one of {', '.join(ENCODERS)}"),
-    ("model.hidden_size", _positive_int, "a positive integer"),
-    ("env.backend", _in(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
-    ("env.frame_skip", _positive_int, "a positive integer"),
-]
-ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
-    ("algo.gae_lambda", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("model.encoder", one_of(ENCODERS), f"one of {', '.join(ENCODERS)}"),
+    ("model.hidden_size", positive_int, "a positive integer"),
+    ("env.backend", one_of(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
+    ("env.frame_skip", positive_int, "a positive integer"),
 ]
 ATARI_RULES: list[Rule] = [
-    ("env.screen_size", lambda v: _positive_int(v) and v >= 36, "an integer >= 36"),
-    ("env.frame_stack", _positive_int, "a positive integer"),
+    ("env.screen_size", lambda v: positive_int(v) and v >= 36, "an integer >= 36"),
+    ("env.frame_stack", positive_int, "a positive integer"),
     ("env.noop_max", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("env.sticky_action_prob", lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("env.max_episode_frames", _positive_int, "a positive integer"),
+    ("env.sticky_action_prob", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("env.max_episode_frames", positive_int, "a positive integer"),
 ]
-
-
-def _check(cfg: DictConfig, rules: list[Rule]) -> None:
-    for key, ok, allowed in rules:
-        value = OmegaConf.select(cfg, key)
-        if not ok(value):
-            raise ConfigError(f"{key} must be {allowed}, got {value!r}")
 
 
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
-    _check(cfg, RULES)
-    if cfg.algo.name == "reinforce":
-        _check_reinforce(cfg)
-    else:
-        _check(cfg, ACTOR_CRITIC_RULES)
+    check(cfg, RULES)
+    validate_algo(cfg)
     if cfg.ckpt_path and cfg.init_from:
         raise ConfigError(
             "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
@@ -105,18 +77,6 @@ def validate(cfg: DictConfig) -> None:
     _check_accelerator(cfg.trainer.accelerator)
     _check_logger(cfg.get("logger"))
     validate_env(cfg)
-
-
-def _check_reinforce(cfg: DictConfig) -> None:
-    """REINFORCE keeps each env's episode under way in memory and updates only when episodes
-    end: short-episode envs, one learner process (DDP ranks would wait for each other)."""
-    if is_atari(cfg.env.id):
-        raise ConfigError(
-            f"algo=reinforce holds whole episodes in memory; {cfg.env.id}'s are too long "
-            "(use it with env=cartpole, or algo=a3c or impala)"
-        )
-    if cfg.trainer.devices != 1 or cfg.trainer.num_nodes != 1:
-        raise ConfigError("algo=reinforce runs on one device (trainer.devices=1)")
 
 
 def _check_accelerator(name: str) -> None:
@@ -171,7 +131,7 @@ def validate_env(cfg: DictConfig) -> None:
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
     if is_atari(env_id):
-        _check(cfg, ATARI_RULES)
+        check(cfg, ATARI_RULES)
         from ale_py import roms
 
         if rom_name(env_id) not in roms.get_all_rom_ids():

@@ -109,7 +109,7 @@ class ActorCriticLearner(L.LightningModule):
         if len(batch["game_return"]):
             metrics["charts/episode_return"] = batch["game_return"].mean()
             metrics["charts/episode_length"] = batch["game_length"].float().mean()
-        self.log_dict(metrics, batch_size=batch["done"].shape[1])
+        self.log_dict(metrics, batch_size=max(1, len(scores)))
 
     def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
         self.record_games(batch)
@@ -172,14 +172,18 @@ class ActorCriticLearner(L.LightningModule):
             self.model.track_value_targets(self.value_targets, self.cfg.algo.popart_rate)
 
     def configure_optimizers(self):
-        optimizer = hydra.utils.instantiate(self.cfg.optim)(self.parameters())
+        optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())
         if not self.cfg.algo.lr_decay:
             return optimizer
-        total_updates = max(1, self.cfg.frames // (self.frames_per_batch * self.trainer.world_size))
+        total_updates = max(1.0, self.updates_per_frame() * self.cfg.frames)
         decay = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: max(0.0, 1 - step / total_updates)
         )
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
+
+    def updates_per_frame(self) -> float:
+        """Each rank's optimizer steps per env frame trained on (by all ranks)."""
+        return 1 / (self.frames_per_batch * self.trainer.world_size)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         checkpoint["atari_a3c"] = {

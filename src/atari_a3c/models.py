@@ -24,7 +24,8 @@ class ActorCritic(nn.Module):
     is zeroed there before the step, and at every step when `recurrent` is false (an ablation
     that keeps the architecture but removes its memory). The value head's output is scaled by
     `value_std` and shifted by `value_mean` (PopArt statistics; 1 and 0 unless tracked), and
-    the inputs are shifted by `obs_mean` (0 unless tracked).
+    the inputs are shifted by `obs_mean` (0 unless tracked). With `dueling` (for DQN), the
+    policy head's outputs are advantages and the first output is the Q-values built from them.
     """
 
     def __init__(
@@ -34,9 +35,10 @@ class ActorCritic(nn.Module):
         encoder: str,
         hidden_size: int,
         recurrent: bool = True,
+        dueling: bool = False,
     ):
         super().__init__()
-        self.recurrent = recurrent
+        self.recurrent, self.dueling = recurrent, dueling
         self.obs_shape = tuple(obs_shape)
         self.is_image = encoder != "mlp"
         self.encoder = build_encoder(encoder, self.obs_shape, hidden_size)
@@ -100,7 +102,10 @@ class ActorCritic(nn.Module):
             outputs.append(h)
         hidden = torch.stack(outputs)
         values = self.value(hidden).squeeze(-1) * self.value_std + self.value_mean
-        return self.policy(hidden), values, (h, c)
+        logits = self.policy(hidden)
+        if self.dueling:  # Q-values: the value plus the advantages minus their mean
+            logits = values.unsqueeze(-1) + logits - logits.mean(-1, keepdim=True)
+        return logits, values, (h, c)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs) -> None:
         """Checkpoints saved before PopArt or the observation mean load with neutral statistics."""
@@ -167,6 +172,7 @@ def build_model(model_cfg, obs_shape: tuple[int, ...], num_actions: int) -> Acto
         model_cfg.encoder,
         model_cfg.hidden_size,
         recurrent=model_cfg.get("recurrent", True),
+        dueling=model_cfg.get("dueling", False),
     )
     if model.is_image:
         model.to(memory_format=torch.channels_last)

@@ -38,6 +38,7 @@ class ModelConfig:
     encoder: str
     hidden_size: int
     recurrent: bool
+    dueling: bool = False  # Q-values as value + centred advantages (algo=dqn)
     screen_size: int | None = None  # a net with a fixed input size sets these
     frame_stack: int | None = None
 
@@ -46,16 +47,26 @@ class ModelConfig:
 class AlgoConfig:
     name: str
     gamma: float
-    entropy_coef: float
-    value_coef: float
-    popart_rate: float
     obs_mean_rate: float
     unroll: int
     batch_rollouts: int
     lr_decay: bool
+    entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
+    value_coef: float | None = None
+    popart_rate: float = 0.0
     gae_lambda: float | None = None  # a3c and impala
     clip_rho: float | None = None  # V-trace only
     clip_pg_rho: float | None = None
+    n_step: int | None = None  # dqn only, like the keys below
+    double: bool | None = None
+    target_every: int | None = None
+    epsilon_start: float | None = None
+    epsilon_final: float | None = None
+    epsilon_frames: int | None = None
+    replay_size: int | None = None
+    replay_start: int | None = None
+    replay_ratio: float | None = None
+    batch_sequences: int | None = None
 
 
 @dataclass

@@ -32,6 +32,8 @@ from atari_a3c.hardware import resolve_precision
 from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
+from atari_a3c.q_learner import QLearner
+from atari_a3c.replay_memory import ReplayDataset
 from atari_a3c.rollouts import RolloutDataset
 from atari_a3c.shutdown import GracefulShutdown
 
@@ -71,7 +73,8 @@ def finish_wandb() -> None:
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
-    learner = ActorCriticLearner(plain, spec.obs_shape, spec.num_actions, overrides)
+    learner_class = QLearner if cfg.algo.name == "dqn" else ActorCriticLearner
+    learner = learner_class(plain, spec.obs_shape, spec.num_actions, overrides)
     if "init_from" in checkpoints:
         _, model = policy_from_checkpoint(checkpoints["init_from"])
         learner.model.load_state_dict(model.state_dict())
@@ -122,8 +125,9 @@ def train(cfg: DictConfig) -> float:
         plugins=[AtomicCheckpointIO()],
         default_root_dir=run_dir,
     )
-    algo = cfg.algo
-    dataset = RolloutDataset(pool, algo.batch_rollouts)
+    dataset = RolloutDataset(pool, cfg.algo.batch_rollouts)
+    if cfg.algo.name == "dqn":
+        dataset = ReplayDataset(dataset, cfg.algo, cfg.seed)
     loader = DataLoader(dataset, batch_size=None)
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)

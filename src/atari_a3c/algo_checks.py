@@ -1,0 +1,85 @@
+"""The checks of each algorithm's own keys, and of what it needs from the env and the machine."""
+
+from __future__ import annotations
+
+import math
+
+import psutil
+from omegaconf import DictConfig
+
+from atari_a3c.envs import EnvSpec, is_atari
+from atari_a3c.errors import ConfigError
+from atari_a3c.rules import Rule, check, number, positive_int
+
+POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
+    ("algo.entropy_coef", lambda v: number(v) and v >= 0, ">= 0"),
+    ("algo.value_coef", lambda v: number(v) and v >= 0, ">= 0"),
+]
+ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
+    ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+]
+DQN_RULES: list[Rule] = [
+    ("algo.n_step", positive_int, "a positive integer"),
+    ("algo.target_every", positive_int, "a positive integer"),
+    ("algo.epsilon_start", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.epsilon_final", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.epsilon_frames", positive_int, "a positive integer"),
+    ("algo.replay_size", positive_int, "a positive integer"),
+    ("algo.replay_start", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("algo.replay_ratio", lambda v: number(v) and v > 0, "> 0"),
+    ("algo.batch_sequences", positive_int, "a positive integer"),
+]
+REPLAY_SHARE = 0.5  # of the machine's memory the replay may take
+
+
+def validate_algo(cfg: DictConfig) -> None:
+    algo = cfg.algo
+    if algo.name == "dqn":
+        check(cfg, DQN_RULES)
+        rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts
+        if algo.replay_size < rollout:
+            raise ConfigError(
+                f"algo.replay_size={algo.replay_size} holds less than one batch of rollouts "
+                f"({rollout} transitions)"
+            )
+        if algo.replay_start > algo.replay_size:
+            raise ConfigError(
+                f"algo.replay_start={algo.replay_start} exceeds algo.replay_size="
+                f"{algo.replay_size}: the first update would never come"
+            )
+        return
+    if cfg.model.get("dueling"):
+        raise ConfigError(f"model.dueling makes Q-values, for algo=dqn (not algo={algo.name})")
+    check(cfg, POLICY_GRADIENT_RULES)
+    if algo.name == "reinforce":
+        _check_reinforce(cfg)
+    else:
+        check(cfg, ACTOR_CRITIC_RULES)
+
+
+def _check_reinforce(cfg: DictConfig) -> None:
+    """REINFORCE keeps each env's episode under way in memory and updates only when episodes
+    end: short-episode envs, one learner process (DDP ranks would wait for each other)."""
+    if is_atari(cfg.env.id):
+        raise ConfigError(
+            f"algo=reinforce holds whole episodes in memory; {cfg.env.id}'s are too long "
+            "(use it with env=cartpole, or algo=a3c or impala)"
+        )
+    if cfg.trainer.devices != 1 or cfg.trainer.num_nodes != 1:
+        raise ConfigError("algo=reinforce runs on one device (trainer.devices=1)")
+
+
+def check_replay_fits(cfg: DictConfig, spec: EnvSpec) -> None:
+    """DQN's replay holds `replay_size` observations (plus each rollout's bootstrap one): it
+    must fit in half the machine's memory."""
+    if cfg.algo.name != "dqn":
+        return
+    algo = cfg.algo
+    obs_bytes = spec.obs_dtype.itemsize * math.prod(spec.obs_shape)
+    need = algo.replay_size * obs_bytes * (algo.unroll + 1) / algo.unroll
+    have = psutil.virtual_memory().total
+    if need > REPLAY_SHARE * have:
+        raise ConfigError(
+            f"algo.replay_size={algo.replay_size} needs {need / 2**30:.1f} GiB of observations; "
+            f"this machine has {have / 2**30:.1f} GiB (at most half of it goes to the replay)"
+        )
