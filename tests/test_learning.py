@@ -1,5 +1,5 @@
-"""Learning, for real: CartPole is solved (actor-critic and REINFORCE), and a memory task needs
-the LSTM's memory."""
+"""Learning, for real: CartPole is solved (actor-critic, REINFORCE and DQN), and a memory task
+needs the LSTM's memory."""
 
 import pytest
 from conftest import read_metrics, train
@@ -27,6 +27,11 @@ def test_cartpole_mean_return_reaches_195(run_dir):
 
 def test_reinforce_cartpole_mean_return_reaches_195(run_dir):
     train(run_dir, "experiment=cartpole", "algo=reinforce", "logger=csv", timeout=1200)
+    assert final_mean_return(run_dir) >= 195
+
+
+def test_dqn_cartpole_mean_return_reaches_195(run_dir):
+    train(run_dir, "experiment=cartpole_dqn", "logger=csv", timeout=900)
     assert final_mean_return(run_dir) >= 195
 
 
