@@ -102,6 +102,7 @@ def test_dueling_q_values_are_the_value_plus_centred_advantages():
     torch.testing.assert_close(q.mean(-1), values)
 
 
+@pytest.mark.slow
 def test_dqn_trains_through_processes_replay_and_target_net_and_its_checkpoint_plays(run_dir):
     train(run_dir, "debug=tiny", "algo=dqn", "model=dueling_nature", "algo.replay_start=400",
           "algo.epsilon_frames=2000", "algo.target_every=1000", "logger=csv",

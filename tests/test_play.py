@@ -33,11 +33,11 @@ def noop_policy(cfg):
 
 
 def test_evaluation_presses_fire_after_each_lost_life_in_breakout():
-    limit = ("env=breakout", "env.max_episode_frames=4000")  # 1,000 agent steps
+    limit = ("env=breakout", "env.max_episode_frames=2000")  # 500 agent steps
     cfg = compose(*limit)
     [game] = play_module.play(cfg, noop_policy(cfg), 1, seed=0, record=True)
     fires = game.recording.actions.count(1)
-    assert game.length < 900 and fires == 5, "five balls launched and lost: the game is over"
+    assert game.length < 400 and fires == 5, "five balls launched and lost: the game is over"
     cfg = compose(*limit, "env.fire_reset=false")
     [idle] = play_module.play(cfg, noop_policy(cfg), 1, seed=0)
-    assert idle.length > 970 and idle.score == 0, "without FIRE the ball never comes: time's up"
+    assert idle.length > 470 and idle.score == 0, "without FIRE the ball never comes: time's up"
