@@ -28,7 +28,7 @@ class Actor:
         self.model = build_model(cfg.model, layout.obs_shape, layout.num_actions).eval()
         self.autocast = inference_context(self.model)
         self.slots, self.weights, self.unroll = slots, weights, layout.unroll
-        self.algo = cfg.algo
+        self.algo, self.q_values = cfg.algo, cfg.algo.name == "dqn"  # read once: hot loop
         self.version = weights.pull(self.model)
         self.obs = torch.from_numpy(self.envs.reset(seed=seed))
         self.done = torch.ones(layout.num_envs, dtype=torch.bool)
@@ -70,7 +70,7 @@ class Actor:
 
     def choose(self, logits: Tensor) -> Tensor:
         """Sampled from the policy; for DQN (Q-values), epsilon-greedy by the frames trained."""
-        if self.algo.name == "dqn":
+        if self.q_values:
             return epsilon_greedy(logits, epsilon(self.algo, self.weights.frames.value))
         return torch.multinomial(logits.softmax(-1), 1).squeeze(-1)
 
