@@ -1,6 +1,8 @@
 """`python train.py` as a user runs it: real emulator, real Trainer, real files; bad input is
 refused in one line before anything starts."""
 
+import time
+
 import pytest
 import torch
 from conftest import ROOT, read_metrics, run_script, train
@@ -35,8 +37,10 @@ def test_default_pong(run_dir):
     assert_run_outputs(run_dir, "ALE/Pong-v5")
 
 
-def test_default_learner_tracks_the_mean_frame_value_statistics_and_policy_lag(run_dir):
+def test_default_learner_tracks_the_mean_frame_value_statistics_policy_lag_and_startup(run_dir):
+    launched = time.time()
     train(run_dir, "debug=tiny", "logger=csv", "trainer.log_every_n_steps=1")
+    elapsed = time.time() - launched
     checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
     weights, updates = checkpoint["state_dict"], checkpoint["atari_a3c"]["updates"]
     assert weights["model.obs_updates"] == weights["model.value_updates"] == updates > 0
@@ -47,6 +51,8 @@ def test_default_learner_tracks_the_mean_frame_value_statistics_and_policy_lag(r
     assert not any("charts/mean_return_100" in row for row in rows)
     lags = [row["perf/policy_lag"] for row in rows if "perf/policy_lag" in row]
     assert lags and all(0 <= lag < 10 for lag in lags)
+    startups = {row["perf/startup_s"] for row in rows if "perf/startup_s" in row}
+    assert len(startups) == 1 and 0 < startups.pop() < elapsed  # once: the first update
 
 
 @pytest.mark.slow

@@ -1,11 +1,13 @@
-"""Callbacks: actor lifecycle, frame-based checkpoints, W&B checkpoint artifacts and a
-progress bar in env frames."""
+"""Callbacks: actor lifecycle, frame-based checkpoints, stopping when solved, W&B checkpoint
+artifacts and a progress bar in env frames."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import lightning as L
+import psutil
 from lightning.pytorch.callbacks import Callback, ProgressBar
 from lightning.pytorch.loggers import WandbLogger
 from tqdm.auto import tqdm
@@ -17,10 +19,12 @@ from atari_a3c.errors import ActorFailure
 
 class ActorSync(Callback):
     """The one owner of the actor pool: starts it with the learner's (possibly restored)
-    weights, publishes the weights after every update, logs policy lag and restarts, stops it."""
+    weights, publishes the weights after every update, logs policy lag and restarts (and once
+    the seconds from the process's start to its first update), stops it."""
 
     def __init__(self, pool: ActorPool):
         self.pool = pool
+        self.updated = False
 
     def on_fit_start(self, trainer, pl_module) -> None:
         self.pool.weights.publish(pl_module.model, pl_module.frames)
@@ -30,6 +34,9 @@ class ActorSync(Callback):
         lag = self.pool.weights.version - batch["version"].float().mean()
         self.pool.weights.publish(pl_module.model, pl_module.frames)
         metrics = {"perf/policy_lag": lag, "perf/actor_restarts": float(self.pool.restarts)}
+        if not self.updated:
+            self.updated = True
+            metrics["perf/startup_s"] = time.time() - psutil.Process().create_time()
         pl_module.log_dict(metrics, batch_size=1)
 
     def on_fit_end(self, trainer, pl_module) -> None:
@@ -71,6 +78,20 @@ class LastCheckpoint(Callback):
         trainer.save_checkpoint(self.path, weights_only=False)
         if trainer.is_global_zero:
             plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
+
+
+class StopWhenSolved(Callback):
+    """Ends training once the mean score of the last 100 games reaches `score` (a solved task,
+    such as CartPole's 195), on every rank at once; the final evaluation and saves still run."""
+
+    def __init__(self, score: float):
+        self.score = score
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        games = pl_module.recent_returns
+        solved = len(games) == games.maxlen and pl_module.mean_return >= self.score
+        if trainer.strategy.reduce_boolean_decision(solved, all=False):
+            trainer.should_stop = True
 
 
 class CheckpointArtifacts(Callback):

@@ -81,6 +81,7 @@ class CallbacksConfig:
     checkpoint_every_frames: int
     wandb_artifacts: bool
     eval: EvalConfig
+    stop_at_score: float | None = None
 
 
 @dataclass

@@ -21,6 +21,7 @@ from atari_a3c.callbacks import (
     CheckpointArtifacts,
     FrameProgressBar,
     LastCheckpoint,
+    StopWhenSolved,
 )
 from atari_a3c.checkpoint import (
     KEY,
@@ -113,6 +114,8 @@ def train(cfg: DictConfig) -> float:
         PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
         FrameProgressBar(),
     ]
+    if cfg.callbacks.stop_at_score is not None:
+        callbacks.append(StopWhenSolved(cfg.callbacks.stop_at_score))
     if cfg.callbacks.wandb_artifacts:
         callbacks.append(CheckpointArtifacts(run_dir / "checkpoints"))
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
