@@ -19,7 +19,7 @@ import threading
 from multiprocessing import forkserver
 
 PR_SET_PDEATHSIG = 1
-PRELOAD = ["atari_a3c.actors", "atari_a3c.play"]  # what actor and evaluation processes run
+PRELOAD = ["__main__", "atari_a3c.actors", "atari_a3c.play"]  # the script and what its children run
 HAS_FORK_SERVER = "forkserver" in mp.get_all_start_methods()
 
 
