@@ -8,6 +8,7 @@ from conftest import compose, read_metrics, train
 from atari_a3c.checkpoint import policy_from_checkpoint
 from atari_a3c.dqn import epsilon, epsilon_greedy, n_step_targets, q_losses
 from atari_a3c.models import build_model
+from atari_a3c.play import action_rule
 from atari_a3c.replay_memory import ReplayMemory
 
 T, B, N, GAMMA = 7, 3, 3, 0.9
@@ -67,6 +68,15 @@ def test_epsilon_falls_linearly_then_stays():
     assert abs(explored - 0.3 * 2 / 3) < 0.03, (
         "a random action is the greedy one a third of the time"
     )
+
+
+def test_sampled_evaluation_of_dqn_is_epsilon_greedy_and_of_a_policy_samples_it():
+    q = torch.tensor([[0.0, 0.0, 1.0]]).repeat(4000, 1)  # as logits, softmax gives 2 a 0.58
+    dqn = action_rule(compose("algo=dqn", "algo.epsilon_final=0.05"), greedy=False, seed=0)
+    assert abs((dqn(q) != 2).float().mean().item() - 0.05 * 2 / 3) < 0.015
+    policy = action_rule(compose("algo=a3c"), greedy=False, seed=0)
+    assert abs((policy(q) == 2).float().mean().item() - q[0].softmax(-1)[2].item()) < 0.03
+    assert (action_rule(compose("algo=dqn"), greedy=True, seed=0)(q) == 2).all()
 
 
 def rollout(value: float, steps: int = 4, envs: int = 2) -> dict:

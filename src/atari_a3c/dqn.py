@@ -16,11 +16,12 @@ def epsilon(algo, frames: int) -> float:
     return algo.epsilon_start + progress * (algo.epsilon_final - algo.epsilon_start)
 
 
-def epsilon_greedy(q_values: Tensor, eps: float) -> Tensor:
+def epsilon_greedy(q_values: Tensor, eps: float, generator=None) -> Tensor:
     """`[B, A]` -> `[B]`: the argmax, or with probability `eps` a uniformly random action."""
     greedy = q_values.argmax(-1)
-    explore = torch.rand(greedy.shape) < eps
-    return torch.where(explore, torch.randint_like(greedy, q_values.shape[-1]), greedy)
+    explore = torch.rand(greedy.shape, generator=generator) < eps
+    random = torch.randint(q_values.shape[-1], greedy.shape, generator=generator)
+    return torch.where(explore, random, greedy)
 
 
 def n_step_targets(rewards: Tensor, discounts: Tensor, bootstrap: Tensor, n: int) -> Tensor:

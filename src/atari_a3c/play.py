@@ -11,9 +11,11 @@ from pathlib import Path
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
+from torch import Tensor
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
+from atari_a3c.dqn import epsilon_greedy
 from atari_a3c.envs import make_env
 from atari_a3c.models import ActorCritic, inference_context
 from atari_a3c.replay import Recording, emulator_state
@@ -57,7 +59,7 @@ def play(
         config = OmegaConf.to_container(cfg, resolve=True) if record else None
         fire = fire_action(envs[0]) if cfg.env.get("fire_reset") else None
         table = Games(envs, seed, episodes, on_game, config, fire)
-        play_batched(table, model, greedy, torch.Generator().manual_seed(seed))
+        play_batched(table, model, action_rule(cfg, greedy, seed))
     finally:
         for env in envs:
             env.close()
@@ -134,8 +136,20 @@ class Games:
         return True
 
 
+def action_rule(cfg: DictConfig, greedy: bool, seed: int) -> Callable[[Tensor], Tensor]:
+    """How games pick actions from the policy head's `[B, A]` outputs: the argmax when
+    `greedy`; else sampled from the policy, or for DQN (Q-values) epsilon-greedy at its final
+    exploration rate, the policy it acted with at the end of training. Seeded by `seed`."""
+    if greedy:
+        return lambda outputs: outputs.argmax(-1)
+    generator = torch.Generator().manual_seed(seed)
+    if cfg.algo.name == "dqn":
+        return lambda q_values: epsilon_greedy(q_values, cfg.algo.epsilon_final, generator)
+    return lambda logits: torch.multinomial(logits.softmax(-1), 1, generator=generator)[:, 0]
+
+
 @torch.no_grad()
-def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> None:
+def play_batched(games: Games, model: ActorCritic, choose: Callable[[Tensor], Tensor]) -> None:
     """Step every running game with one batched policy step until all games have ended."""
     autocast = inference_context(model)
     h, c = model.initial_state(len(games.envs))
@@ -147,9 +161,8 @@ def play_batched(games: Games, model: ActorCritic, greedy: bool, generator) -> N
                 obs[None], first[active][None], (h[active], c[active])
             )
         h[active], c[active] = h_new, c_new
-        probs = logits[0].float().softmax(-1)
-        actions = probs.argmax(-1) if greedy else torch.multinomial(probs, 1, generator=generator)
-        for slot, action in zip(active, actions.flatten().tolist(), strict=True):
+        actions = choose(logits[0].float())
+        for slot, action in zip(active, actions.tolist(), strict=True):
             first[slot] = games.step(slot, action)
 
 
