@@ -28,6 +28,7 @@ def test_cartpole_mean_return_reaches_195_and_training_stops_there(run_dir):
     train(run_dir, "experiment=cartpole", "logger=csv", SOLVED, timeout=400)
     assert final_mean_return(run_dir) >= 195
     assert metric(run_dir, "charts/frames") < 800_000  # the experiment's budget: stopped early
+    assert any("eval/return_mean" in row for row in read_metrics(run_dir))  # and scored at the end
 
 
 def test_reinforce_cartpole_mean_return_reaches_195(run_dir):

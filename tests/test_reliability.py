@@ -151,6 +151,27 @@ def test_sigterm_to_the_process_group_respawns_nothing(run_dir):
     assert "failed" not in (run_dir / "train.log").read_text()
 
 
+def test_sigterm_during_the_final_evaluation_ends_it_and_keeps_last_ckpt(run_dir):
+    endless = ("callbacks.eval.at_end=true", "callbacks.eval.episodes=10000000")
+    process = start(run_dir, *CARTPOLE, *endless, "frames=3000")
+    candidate = run_dir / "checkpoints" / "eval-candidate.ckpt"  # the final games' snapshot
+    deadline = time.time() + 60
+    while not candidate.exists() and time.time() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.2)
+    time.sleep(1)  # the evaluation process starts playing
+    pids = child_pids(process.pid)
+    sent = time.time()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=15) == 143
+    assert time.time() - sent < 10
+    assert alive(pids) == []
+    assert (
+        torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)["atari_a3c"]["frames"]
+        >= 3000
+    )
+
+
 def test_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
     rng = random.Random(0)
     for attempt in range(3):

@@ -154,14 +154,6 @@ class ActorPool:
                 process.join()
         self._close()
 
-    def kill(self) -> None:
-        """Kill every actor at once (a second Ctrl-C)."""
-        for process in self.processes:
-            process.kill()
-        for process in self.processes:
-            process.join()
-        self._close()
-
     def _close(self) -> None:
         for conn in self.conns:
             conn.close()

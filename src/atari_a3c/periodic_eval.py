@@ -6,6 +6,7 @@ import logging
 import os
 import queue
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 import torch.multiprocessing as mp
@@ -24,8 +25,17 @@ class PeriodicEvaluation(Callback):
     `best.ckpt` by that mean, and scores the final weights once more when training ends.
     """
 
-    def __init__(self, dirpath: Path, every_frames: int, episodes: int, seed: int, at_end: bool):
+    def __init__(
+        self,
+        dirpath: Path,
+        every_frames: int,
+        episodes: int,
+        seed: int,
+        at_end: bool,
+        stopping: Callable[[], bool] = lambda: False,
+    ):
         self.dir = Path(dirpath)
+        self.stopping = stopping  # a signal asked to stop: end a running evaluation, start none
         self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
         self.at_end = at_end
         self.ctx = context()
@@ -53,11 +63,9 @@ class PeriodicEvaluation(Callback):
             self._launch(trainer, pl_module)
 
     def on_train_end(self, trainer, pl_module) -> None:
-        if pl_module.frames < pl_module.cfg.frames:  # stopped early (a signal): no more games
-            self.on_exception(trainer, pl_module, None)
-            return
         self._collect(trainer, pl_module, block=True)
-        if self.at_end and self.snapshot_frames != pl_module.frames:  # not scored at this step
+        stop = trainer.strategy.reduce_boolean_decision(self.stopping(), all=False)
+        if self.at_end and not stop and self.snapshot_frames != pl_module.frames:
             self._launch(trainer, pl_module)
             self._collect(trainer, pl_module, block=True)
 
@@ -79,8 +87,12 @@ class PeriodicEvaluation(Callback):
         self.process.start()
 
     def _scores(self, block: bool) -> list[float] | None:
-        """The running evaluation's scores; [] if its process died, None if it is still playing."""
+        """The running evaluation's scores; [] if its process died or a signal ended it, None if
+        it is still playing."""
         while True:
+            if self.stopping():
+                self.process.kill()
+                return []
             alive = self.process.is_alive()
             try:
                 return self.results.get(timeout=0.5 if block else 0.001)

@@ -1,15 +1,15 @@
-"""Ctrl-C and SIGTERM: the first finishes cleanly (last.ckpt, actors stopped, W&B closed), the
-second exits at once; either way no actor outlives the run."""
+"""Ctrl-C and SIGTERM: the first finishes cleanly (last.ckpt, actors stopped, evaluation ended,
+W&B closed), the second kills every child process and exits at once."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
 
+import psutil
 from lightning.pytorch.callbacks import Callback
-
-from atari_a3c.actor_pool import ActorPool
 
 log = logging.getLogger(__name__)
 
@@ -17,8 +17,7 @@ log = logging.getLogger(__name__)
 class GracefulShutdown(Callback):
     """Owns SIGINT and SIGTERM during training (installed after Lightning's own handlers)."""
 
-    def __init__(self, pool: ActorPool):
-        self.pool = pool
+    def __init__(self):
         self.signum: int | None = None
 
     def on_train_start(self, trainer, pl_module) -> None:
@@ -27,14 +26,20 @@ class GracefulShutdown(Callback):
 
     def _handle(self, signum: int, frame) -> None:
         if self.signum is not None:
-            self.pool.kill()
+            for child in psutil.Process().children(recursive=True):  # actors, evaluation, W&B
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.kill()
             os._exit(128 + signum)
         self.signum = signum
         name = signal.Signals(signum).name
         log.warning("%s: saving last.ckpt and stopping (send it again to exit at once)", name)
 
+    def requested(self) -> bool:
+        """A signal asked training to stop."""
+        return self.signum is not None
+
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        stop = self.signum is not None
+        stop = self.requested()
         if trainer.strategy.reduce_boolean_decision(stop, all=False):  # any rank's signal stops all
             trainer.should_stop = True
 

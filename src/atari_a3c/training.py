@@ -106,12 +106,17 @@ def train(cfg: DictConfig) -> float:
     torch.set_num_threads(cfg.learner_threads)
     learner = build_learner(cfg, spec, checkpoints, overrides)
     pool = build_pool(cfg, spec, learner)
-    shutdown = GracefulShutdown(pool)
+    shutdown = GracefulShutdown()
     callbacks = [
         ActorSync(pool),
         shutdown,
         LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),  # saved before any eval
-        PeriodicEvaluation(run_dir / "checkpoints", seed=cfg.seed, **cfg.callbacks.eval),
+        PeriodicEvaluation(
+            run_dir / "checkpoints",
+            seed=cfg.seed,
+            stopping=shutdown.requested,  # a signal ends a running evaluation
+            **cfg.callbacks.eval,
+        ),
         FrameProgressBar(),
     ]
     if cfg.callbacks.stop_at_score is not None:
