@@ -1,7 +1,9 @@
 """Memory soak: train for a while and check that memory of all processes stays flat.
 
-`python benchmarks/soak.py --minutes 30 [OVERRIDE ...]` samples the PSS of train.py and all its
-children every few seconds and prints the growth from the end of warm-up to the end of the run.
+`python benchmarks/soak.py --minutes 30 [OVERRIDE ...]` starts train.py (no evaluations), samples
+the PSS of it and all its children every few seconds and prints the growth from the end of
+warm-up to the end of the run. `--pid <train.py's pid>` samples a training that is already
+running instead (its evaluation processes included) and leaves it running.
 """
 
 from __future__ import annotations
@@ -19,28 +21,50 @@ import psutil
 from throughput import GIB, NO_EVAL, REPO, kill_tree, tree_memory
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python benchmarks/soak.py", description=__doc__)
-    p.add_argument("--minutes", type=float, default=30.0, help="how long to train")
+    p.add_argument("--minutes", type=float, default=30.0, help="how long to sample")
     p.add_argument("--warmup", type=float, default=3.0, help="minutes before the baseline")
     p.add_argument("--every", type=float, default=5.0, help="seconds between samples")
+    p.add_argument("--pid", type=int, help="sample this running train.py instead of starting one")
     p.add_argument("overrides", nargs="*", help="Hydra overrides for train.py")
     args = p.parse_args(argv)
+    if args.pid and args.overrides:
+        p.error("--pid samples a running training: overrides do not apply")
+    return args
+
+
+def sample(root: psutil.Process, minutes: float, every: float) -> list[tuple[float, float]]:
+    """(seconds, GiB) of the process tree until `minutes` pass or the root exits."""
+    samples, start = [], time.time()
+    while time.time() - start < minutes * 60 and root.is_running():
+        samples.append((time.time() - start, tree_memory(root) / GIB))
+        time.sleep(every)
+    return samples
+
+
+def soak_new_run(args: argparse.Namespace) -> list[tuple[float, float]]:
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
         cmd = [sys.executable, str(REPO / "train.py"), "frames=10000000000", "logger=none"]
         cmd += [f"hydra.run.dir={tmp}", *NO_EVAL, *args.overrides]
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        root, samples, start = psutil.Process(proc.pid), [], time.time()
+        root = psutil.Process(proc.pid)
         try:
-            while time.time() - start < args.minutes * 60 and proc.poll() is None:
-                samples.append((time.time() - start, tree_memory(root) / GIB))
-                time.sleep(args.every)
+            return sample(root, args.minutes, args.every)
         finally:
             proc.send_signal(signal.SIGINT)
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 kill_tree(root)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.pid:
+        samples = sample(psutil.Process(args.pid), args.minutes, args.every)
+    else:
+        samples = soak_new_run(args)
     after = [gib for t, gib in samples if t >= args.warmup * 60]
     if len(after) < 4:
         sys.exit("soak: too few samples after warm-up (run longer or warm up less)")

@@ -1,10 +1,13 @@
 """Actor processes: real envs in real processes writing rollouts into shared memory."""
 
 import multiprocessing
+import subprocess
+import sys
+import time
 
 import psutil
 import torch
-from conftest import compose
+from conftest import TESTS, compose
 from omegaconf import OmegaConf
 
 from atari_a3c.actor_pool import ActorPool
@@ -74,3 +77,17 @@ def test_stop_leaves_no_child_process():
         psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie" for pid in pids
     )
     assert multiprocessing.active_children() == []
+
+
+def test_a_busy_child_dies_with_a_killed_main_process():
+    main = subprocess.Popen([sys.executable, str(TESTS / "busy_child.py")], stdout=subprocess.PIPE)
+    child = psutil.Process(int(main.stdout.readline()))
+    server = child.parent()
+    time.sleep(0.5)  # the child is past become_child()
+    main.kill()
+    main.wait()
+    _, alive = psutil.wait_procs([child, server], timeout=5)
+    alive = [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+    for process in alive:  # what a failure leaves behind
+        process.kill()
+    assert alive == []

@@ -52,6 +52,7 @@ def become_child() -> int:
     ask Linux to SIGKILL this process when its parent (the main process or the fork server, which
     exits with it) dies, even by SIGKILL. Returns the parent's pid; exits if it is already gone."""
     parent = os.getppid()
+    release_fork_server()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
@@ -60,3 +61,13 @@ def become_child() -> int:
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
     return parent
+
+
+def release_fork_server() -> None:
+    """Close the fork server's liveness pipe that each of its children inherits. The server exits
+    once every holder has closed it; held by a child too, a SIGKILLed main process would leave
+    the server, and this child, running until the child's work ended on its own."""
+    server = forkserver._forkserver
+    if server._forkserver_alive_fd is not None:
+        os.close(server._forkserver_alive_fd)
+        server._forkserver_alive_fd = None
