@@ -7,32 +7,9 @@ import time
 
 import psutil
 import torch
-from conftest import TESTS, compose
-from omegaconf import OmegaConf
+from conftest import TESTS, make_pool
 
-from atari_a3c.actor_pool import ActorPool
-from atari_a3c.buffers import SharedWeights, SlotLayout
-from atari_a3c.envs import env_spec
-from atari_a3c.job_config import size_from_cores
-from atari_a3c.models import build_model
 from atari_a3c.rollouts import RolloutDataset
-
-
-def make_pool(*overrides: str) -> tuple[ActorPool, SlotLayout]:
-    cfg = compose(*overrides)
-    size_from_cores(cfg)
-    spec = env_spec(cfg)
-    layout = SlotLayout(
-        cfg.algo.unroll,
-        cfg.envs_per_worker,
-        spec.obs_shape,
-        spec.torch_dtype,
-        spec.num_actions,
-        cfg.model.hidden_size,
-    )
-    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
-    pool = ActorPool(OmegaConf.to_container(cfg), layout, SharedWeights(model), seed=0)
-    return pool, layout
 
 
 def test_atari_rollout_shapes_and_dtypes():

@@ -92,7 +92,7 @@ def test_spaceinvaders_adam(run_dir):
         ("model=dueling_nature", "model.dueling makes Q-values, for algo=dqn (not algo=impala)"),
         ("algo=dqn algo.replay_start=60000", "algo.replay_start=60000 exceeds algo.replay_size"),
         ("algo=dqn algo.replay_size=100", "algo.replay_size=100 holds less than one batch"),
-        ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 289.1 GiB of"),
+        ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 98.6 GiB of"),
         ("algo=dqn algo.epsilon_final=2", "algo.epsilon_final must be in [0, 1], got 2"),
     ],
 )

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import psutil
 from omegaconf import DictConfig
 
 from atari_a3c.envs import EnvSpec, is_atari
 from atari_a3c.errors import ConfigError
+from atari_a3c.replay_memory import stored_obs_bytes
 from atari_a3c.rules import Rule, check, number, positive_int
 
 POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
@@ -70,13 +69,12 @@ def _check_reinforce(cfg: DictConfig) -> None:
 
 
 def check_replay_fits(cfg: DictConfig, spec: EnvSpec) -> None:
-    """DQN's replay holds `replay_size` observations (plus each rollout's bootstrap one): it
-    must fit in half the machine's memory."""
+    """DQN's replay holds `replay_size` observations: it must fit in half the machine's
+    memory."""
     if cfg.algo.name != "dqn":
         return
     algo = cfg.algo
-    obs_bytes = spec.obs_dtype.itemsize * math.prod(spec.obs_shape)
-    need = algo.replay_size * obs_bytes * (algo.unroll + 1) / algo.unroll
+    need = algo.replay_size * stored_obs_bytes(spec.obs_shape, spec.obs_dtype.itemsize, algo.unroll)
     have = psutil.virtual_memory().total
     if need > REPLAY_SHARE * have:
         raise ConfigError(
