@@ -93,3 +93,16 @@ def make_pool(*overrides: str):
     model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
     pool = ActorPool(OmegaConf.to_container(cfg), layout, SharedWeights(model), seed=0)
     return pool, layout
+
+
+def collect_rollouts(*overrides: str, batches: int, batch_rollouts: int = 1) -> list[dict]:
+    """`batches` batches from a real actor pool of the composed config, then the pool stops."""
+    from atari_a3c.rollouts import RolloutDataset
+
+    pool, _ = make_pool(*overrides)
+    pool.start()
+    try:
+        stream = iter(RolloutDataset(pool, batch_rollouts=batch_rollouts))
+        return [next(stream) for _ in range(batches)]
+    finally:
+        pool.stop()

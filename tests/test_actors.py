@@ -7,18 +7,13 @@ import time
 
 import psutil
 import torch
-from conftest import TESTS, make_pool
-
-from atari_a3c.rollouts import RolloutDataset
+from conftest import TESTS, collect_rollouts, make_pool
 
 
 def test_atari_rollout_shapes_and_dtypes():
-    pool, layout = make_pool("env=pong", "workers=2", "envs_per_worker=2", "algo.unroll=5")
-    pool.start()
-    try:
-        batch = next(iter(RolloutDataset(pool, batch_rollouts=2)))
-    finally:
-        pool.stop()
+    (batch,) = collect_rollouts(
+        "env=pong", "workers=2", "envs_per_worker=2", "algo.unroll=5", batches=1, batch_rollouts=2
+    )
     assert batch["obs"].shape == (6, 4, 4, 84, 84) and batch["obs"].dtype == torch.uint8
     assert batch["done"].shape == (6, 4) and batch["done"].dtype == torch.bool
     assert batch["action"].shape == (5, 4) and batch["action"].dtype == torch.int64
@@ -30,13 +25,9 @@ def test_atari_rollout_shapes_and_dtypes():
 
 
 def test_episode_statistics_are_true_game_results():
-    pool, _ = make_pool("experiment=cartpole", "envs_per_worker=4", "algo.unroll=50")
-    pool.start()
-    try:
-        stream = iter(RolloutDataset(pool, batch_rollouts=1))
-        batches = [next(stream) for _ in range(4)]
-    finally:
-        pool.stop()
+    batches = collect_rollouts(
+        "experiment=cartpole", "envs_per_worker=4", "algo.unroll=50", batches=4
+    )
     returns = torch.cat([b["game_return"] for b in batches])
     lengths = torch.cat([b["game_length"] for b in batches])
     dones = sum(int(b["done"][1:].sum()) for b in batches)

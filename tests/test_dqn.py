@@ -3,14 +3,13 @@ replay memory, and the dueling head."""
 
 import pytest
 import torch
-from conftest import compose, make_pool, read_metrics, train
+from conftest import collect_rollouts, compose, read_metrics, train
 
 from atari_a3c.checkpoint import policy_from_checkpoint
 from atari_a3c.dqn import epsilon, epsilon_greedy, n_step_targets, q_losses
 from atari_a3c.models import build_model
 from atari_a3c.play import action_rule
 from atari_a3c.replay_memory import FrameStacks, ReplayMemory
-from atari_a3c.rollouts import RolloutDataset
 
 T, B, N, GAMMA = 7, 3, 3, 0.9
 
@@ -107,16 +106,10 @@ def test_replay_keeps_the_newest_rollouts_and_samples_whole_sequences():
 
 def test_frame_stacks_are_held_once_and_come_back_exactly():
     """Real Breakout rollouts with games ending inside them (100-step games)."""
-    pool, _ = make_pool(
+    batches = collect_rollouts(
         "env=breakout", "workers=1", "envs_per_worker=3", "algo.unroll=40",
-        "env.max_episode_frames=400",
+        "env.max_episode_frames=400", batches=4,
     )  # fmt: skip
-    pool.start()
-    try:
-        stream = iter(RolloutDataset(pool, batch_rollouts=1))
-        batches = [next(stream) for _ in range(4)]
-    finally:
-        pool.stop()
     game_starts = 0
     for batch in batches:
         stacks = FrameStacks(batch["obs"])
