@@ -3,7 +3,8 @@
 `python benchmarks/soak.py --minutes 30 [OVERRIDE ...]` starts train.py (no evaluations), samples
 the PSS of it and all its children every few seconds and prints the growth from the end of
 warm-up to the end of the run. `--pid <train.py's pid>` samples a training that is already
-running instead (its evaluation processes included) and leaves it running.
+running instead and leaves it running; there only samples taken while no evaluation process ran
+(the tree at its smallest process count) are compared.
 """
 
 from __future__ import annotations
@@ -34,16 +35,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def sample(root: psutil.Process, minutes: float, every: float) -> list[tuple[float, float]]:
-    """(seconds, GiB) of the process tree until `minutes` pass or the root exits."""
+def sample(root: psutil.Process, minutes: float, every: float) -> list[tuple[float, float, int]]:
+    """(seconds, GiB, processes) of the process tree until `minutes` pass or the root exits."""
     samples, start = [], time.time()
     while time.time() - start < minutes * 60 and root.is_running():
-        samples.append((time.time() - start, tree_memory(root) / GIB))
+        procs = len(root.children(recursive=True)) + 1
+        samples.append((time.time() - start, tree_memory(root) / GIB, procs))
         time.sleep(every)
     return samples
 
 
-def soak_new_run(args: argparse.Namespace) -> list[tuple[float, float]]:
+def steady(samples: list[tuple[float, float, int]], warmup_s: float) -> list[float]:
+    """GiB of the samples after warm-up taken with the fewest processes (no evaluation running)."""
+    after = [(gib, procs) for t, gib, procs in samples if t >= warmup_s]
+    fewest = min((procs for _, procs in after), default=0)
+    return [gib for gib, procs in after if procs == fewest]
+
+
+def soak_new_run(args: argparse.Namespace) -> list[tuple[float, float, int]]:
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
         cmd = [sys.executable, str(REPO / "train.py"), "frames=10000000000", "logger=none"]
         cmd += [f"hydra.run.dir={tmp}", *NO_EVAL, *args.overrides]
@@ -65,13 +74,13 @@ def main(argv: list[str] | None = None) -> None:
         samples = sample(psutil.Process(args.pid), args.minutes, args.every)
     else:
         samples = soak_new_run(args)
-    after = [gib for t, gib in samples if t >= args.warmup * 60]
+    after = steady(samples, args.warmup * 60)
     if len(after) < 4:
         sys.exit("soak: too few samples after warm-up (run longer or warm up less)")
     quarter = max(1, len(after) // 4)
     first, last = statistics.median(after[:quarter]), statistics.median(after[-quarter:])
     print(f"command: {shlex.join(['python', 'benchmarks/soak.py', *(argv or sys.argv[1:])])}")
-    print(f"samples after warm-up: {len(after)}, peak {max(after):.3f} GiB")
+    print(f"samples after warm-up, no evaluation running: {len(after)}, peak {max(after):.3f} GiB")
     print(f"median PSS, first quarter {first:.3f} GiB -> last quarter {last:.3f} GiB")
     print(f"growth after warm-up: {100 * (last - first) / first:+.2f}%")
 
