@@ -118,8 +118,11 @@ def read_column(rows: list[dict[str, str]], name: str) -> list[float]:
     return [float(r[name]) for r in rows if r.get(name)]
 
 
-def training_run(overrides: list[str], frames: int) -> dict[str, float]:
-    """Run train.py once, sampling the memory of its process tree every 0.25 s."""
+def training_run(
+    overrides: list[str], frames: int, cpus: set[int] | None = None
+) -> dict[str, float]:
+    """Run train.py once (on the CPUs `cpus`, default all), sampling the memory of its process
+    tree every 0.25 s."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         cmd = [sys.executable, str(REPO / "train.py"), *overrides, f"frames={frames}"]
         cmd += ["logger=csv", f"hydra.run.dir={tmp}", *NO_EVAL]
@@ -127,7 +130,10 @@ def training_run(overrides: list[str], frames: int) -> dict[str, float]:
         peak = 0
         with open(log_path, "w") as log:
             start = time.perf_counter()
-            proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+            pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+            proc = subprocess.Popen(
+                cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin
+            )
             root = psutil.Process(proc.pid)
             try:
                 while proc.poll() is None:
