@@ -73,8 +73,8 @@ def make_pool(*overrides: str):
     """A real actor pool for the composed config, not started, and its slots' layout."""
     from omegaconf import OmegaConf
 
-    from atari_a3c.actor_pool import ActorPool
-    from atari_a3c.buffers import SharedWeights, SlotLayout
+    from atari_a3c.actor_pool import ActorPool, slot_layout
+    from atari_a3c.buffers import SharedWeights
     from atari_a3c.envs import env_spec
     from atari_a3c.job_config import size_from_cores
     from atari_a3c.models import build_model
@@ -82,14 +82,7 @@ def make_pool(*overrides: str):
     cfg = compose(*overrides)
     size_from_cores(cfg)
     spec = env_spec(cfg)
-    layout = SlotLayout(
-        cfg.algo.unroll,
-        cfg.envs_per_worker,
-        spec.obs_shape,
-        spec.torch_dtype,
-        spec.num_actions,
-        cfg.model.hidden_size,
-    )
+    layout = slot_layout(cfg, spec)
     model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
     pool = ActorPool(OmegaConf.to_container(cfg), layout, SharedWeights(model), seed=0)
     return pool, layout

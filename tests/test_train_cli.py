@@ -5,11 +5,12 @@ import time
 
 import pytest
 import torch
-from conftest import ROOT, read_metrics, run_script, train
+from conftest import ROOT, compose, read_metrics, run_script, train
 
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
 from atari_a3c.job_config import check
+from atari_a3c.training import make_trainer
 
 PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
 
@@ -94,11 +95,25 @@ def test_spaceinvaders_adam(run_dir):
         ("algo=dqn algo.replay_size=100", "algo.replay_size=100 holds less than one batch"),
         ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 98.6 GiB of"),
         ("algo=dqn algo.epsilon_final=2", "algo.epsilon_final must be in [0, 1], got 2"),
+        ("envs_per_worker=10000000", "algo.unroll=5: the rollout slots need 4852.7 GiB of shared"),
     ],
 )
 def test_bad_config_is_one_line(override, message):
     with pytest.raises(BadInput) as error:
         check_command_line(ROOT / "conf", "train", check, override.split())
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("trainer.precision=fp8", "trainer: Precision 'fp8' is invalid. Allowed precision values"),
+        ("trainer.strategy=foo", "trainer: You selected an invalid strategy name"),
+    ],
+)
+def test_a_value_the_trainer_refuses_is_one_line(override, message, tmp_path):
+    with pytest.raises(BadInput) as error:
+        make_trainer(compose(override), logger=False, callbacks=[], run_dir=tmp_path)
     assert message in str(error.value) and "\n" not in str(error.value)
 
 

@@ -20,6 +20,28 @@ from atari_a3c.errors import ActorFailure
 log = logging.getLogger(__name__)
 
 
+def slot_layout(cfg, spec) -> SlotLayout:
+    """One actor's rollout slot for this config (a DictConfig or a plain dict) and env spec."""
+    return SlotLayout(
+        unroll=cfg["algo"]["unroll"],
+        num_envs=cfg["envs_per_worker"],
+        obs_shape=spec.obs_shape,
+        obs_dtype=spec.torch_dtype,
+        num_actions=spec.num_actions,
+        hidden_size=cfg["model"]["hidden_size"],
+    )
+
+
+def slots_per_worker(cfg) -> int:
+    """Each actor's slots: two to write while the learner reads its share of a batch."""
+    return 2 + -(-int(cfg["algo"]["batch_rollouts"]) // int(cfg["workers"]))
+
+
+def slots_nbytes(cfg, spec) -> int:
+    """Shared memory that the pool's slots take."""
+    return int(cfg["workers"]) * slots_per_worker(cfg) * slot_layout(cfg, spec).nbytes
+
+
 class ActorPool:
     """Starts, watches, replaces and stops the actor processes; owns the slots.
 
@@ -36,8 +58,7 @@ class ActorPool:
         limits = cfg_dict["actors"]
         self.timeout, self.max_failures = limits["timeout"], limits["max_failures"]
         self.window = limits["window"]
-        batch = int(cfg_dict["algo"]["batch_rollouts"])
-        self.slots_per_worker = 2 + -(-batch // self.num_workers)
+        self.slots_per_worker = slots_per_worker(cfg_dict)
         self.slots = allocate_slots(self.num_workers * self.slots_per_worker, layout)
         self.heartbeat = torch.zeros(self.num_workers, dtype=torch.float64).share_memory_()
         self.ctx = context()

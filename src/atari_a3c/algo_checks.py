@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import psutil
 from omegaconf import DictConfig
 
+from atari_a3c.actor_pool import slots_nbytes
 from atari_a3c.envs import EnvSpec, is_atari
 from atari_a3c.errors import ConfigError
 from atari_a3c.replay_memory import stored_obs_bytes
@@ -28,7 +32,7 @@ DQN_RULES: list[Rule] = [
     ("algo.replay_ratio", lambda v: number(v) and v > 0, "> 0"),
     ("algo.batch_sequences", positive_int, "a positive integer"),
 ]
-REPLAY_SHARE = 0.5  # of the machine's memory the replay may take
+MEMORY_SHARE = 0.5  # of the machine's memory the rollout slots, or DQN's replay, may take
 
 
 def validate_algo(cfg: DictConfig) -> None:
@@ -76,8 +80,24 @@ def check_replay_fits(cfg: DictConfig, spec: EnvSpec) -> None:
     algo = cfg.algo
     need = algo.replay_size * stored_obs_bytes(spec.obs_shape, spec.obs_dtype.itemsize, algo.unroll)
     have = psutil.virtual_memory().total
-    if need > REPLAY_SHARE * have:
+    if need > MEMORY_SHARE * have:
         raise ConfigError(
             f"algo.replay_size={algo.replay_size} needs {need / 2**30:.1f} GiB of observations; "
             f"this machine has {have / 2**30:.1f} GiB (at most half of it goes to the replay)"
+        )
+
+
+def check_slots_fit(cfg: DictConfig, spec: EnvSpec) -> None:
+    """The actors' rollout slots live in shared memory (/dev/shm): they must fit there, and in
+    half the machine's memory."""
+    need = slots_nbytes(cfg, spec)
+    limits = {"half this machine's memory": MEMORY_SHARE * psutil.virtual_memory().total}
+    if Path("/dev/shm").is_dir():
+        limits["the free space of /dev/shm"] = shutil.disk_usage("/dev/shm").free
+    where, have = min(limits.items(), key=lambda item: item[1])
+    if need > have:
+        raise ConfigError(
+            f"workers={cfg.workers} x envs_per_worker={cfg.envs_per_worker} x "
+            f"algo.unroll={cfg.algo.unroll}: the rollout slots need {need / 2**30:.1f} GiB of "
+            f"shared memory, more than {where} ({have / 2**30:.1f} GiB)"
         )

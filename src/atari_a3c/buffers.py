@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,30 +27,41 @@ class SlotLayout:
     num_actions: int
     hidden_size: int
 
+    def fields(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
+        """Shape and dtype of each tensor of one slot.
+
+        `obs` and `done` hold `unroll + 1` steps: the last one bootstraps and starts the next
+        rollout. `first` marks an actor's first rollout (fresh envs).
+        """
+        T, N, A, H = self.unroll, self.num_envs, self.num_actions, self.hidden_size
+        return {
+            "obs": ((T + 1, N, *self.obs_shape), self.obs_dtype),
+            "done": ((T + 1, N), torch.bool),
+            "action": ((T, N), torch.int64),
+            "reward": ((T, N), torch.float32),
+            "logits": ((T, N, A), torch.float32),
+            "h0": ((N, H), torch.float32),
+            "c0": ((N, H), torch.float32),
+            "version": ((), torch.int64),
+            "first": ((), torch.bool),
+            "num_games": ((), torch.int64),
+            "game_return": ((T * N,), torch.float32),
+            "game_length": ((T * N,), torch.int64),
+        }
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of one slot."""
+        return sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.fields().values())
+
 
 def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
-    """Preallocated shared tensors `[num_slots, ...]`; floats start as NaN so unwritten data shows.
-
-    `obs` and `done` hold `unroll + 1` steps: the last one bootstraps and starts the next rollout.
-    """
-    T, N, A, H = layout.unroll, layout.num_envs, layout.num_actions, layout.hidden_size
-    nan = float("nan")
-    slots = {
-        "obs": torch.zeros(num_slots, T + 1, N, *layout.obs_shape, dtype=layout.obs_dtype),
-        "done": torch.zeros(num_slots, T + 1, N, dtype=torch.bool),
-        "action": torch.zeros(num_slots, T, N, dtype=torch.int64),
-        "reward": torch.full((num_slots, T, N), nan),
-        "logits": torch.full((num_slots, T, N, A), nan),
-        "h0": torch.full((num_slots, N, H), nan),
-        "c0": torch.full((num_slots, N, H), nan),
-        "version": torch.zeros(num_slots, dtype=torch.int64),
-        "first": torch.zeros(num_slots, dtype=torch.bool),  # an actor's first rollout: fresh envs
-        "num_games": torch.zeros(num_slots, dtype=torch.int64),
-        "game_return": torch.full((num_slots, T * N), nan),
-        "game_length": torch.zeros(num_slots, T * N, dtype=torch.int64),
-    }
-    for tensor in slots.values():
-        tensor.share_memory_()
+    """Preallocated shared tensors `[num_slots, ...]`; floats start as NaN so unwritten data
+    shows."""
+    slots = {}
+    for name, (shape, dtype) in layout.fields().items():
+        fill = float("nan") if dtype.is_floating_point else 0
+        slots[name] = torch.full((num_slots, *shape), fill, dtype=dtype).share_memory_()
     return slots
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hydra import compose
 from omegaconf import DictConfig
 
-from atari_a3c.algo_checks import check_replay_fits
+from atari_a3c.algo_checks import check_replay_fits, check_slots_fit
 from atari_a3c.checkpoint import (
     check_compatible,
     check_same_model,
@@ -87,6 +87,7 @@ def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
     check_replay_fits(cfg, spec)
+    check_slots_fit(cfg, spec)
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
         check_same_model(checkpoint, cfg.model, spec.obs_shape, spec.num_actions)

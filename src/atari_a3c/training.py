@@ -10,12 +10,13 @@ import hydra
 import lightning as L
 import torch
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import InstantiationException
 from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 
-from atari_a3c.actor_pool import ActorPool
-from atari_a3c.buffers import SharedWeights, SlotLayout
+from atari_a3c.actor_pool import ActorPool, slot_layout
+from atari_a3c.buffers import SharedWeights
 from atari_a3c.callbacks import (
     ActorSync,
     CheckpointArtifacts,
@@ -29,6 +30,7 @@ from atari_a3c.checkpoint import (
     save_atomically,
 )
 from atari_a3c.envs import EnvSpec
+from atari_a3c.errors import ConfigError
 from atari_a3c.hardware import resolve_precision
 from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.learner import ActorCriticLearner
@@ -72,6 +74,22 @@ def finish_wandb() -> None:
         wandb.finish()
 
 
+def make_trainer(cfg: DictConfig, logger, callbacks: list, run_dir: Path) -> L.Trainer:
+    """The Lightning Trainer; a value it refuses (`trainer.precision=fp8`) is a ConfigError."""
+    trainer_cfg = OmegaConf.to_container(cfg.trainer)
+    trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]))
+    try:
+        return hydra.utils.instantiate(
+            trainer_cfg,
+            logger=logger,
+            callbacks=callbacks,
+            plugins=[AtomicCheckpointIO()],
+            default_root_dir=run_dir,
+        )
+    except InstantiationException as error:
+        raise ConfigError(f"trainer: {error.__cause__ or error}") from error
+
+
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
     learner_class = QLearner if cfg.algo.name == "dqn" else ActorCriticLearner
@@ -83,16 +101,10 @@ def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: 
 
 
 def build_pool(cfg: DictConfig, spec: EnvSpec, learner: ActorCriticLearner) -> ActorPool:
-    layout = SlotLayout(
-        unroll=cfg.algo.unroll,
-        num_envs=cfg.envs_per_worker,
-        obs_shape=spec.obs_shape,
-        obs_dtype=spec.torch_dtype,
-        num_actions=spec.num_actions,
-        hidden_size=cfg.model.hidden_size,
-    )
     weights = SharedWeights(learner.model)
-    return ActorPool(OmegaConf.to_container(learner.cfg), layout, weights, seed=cfg.seed)
+    return ActorPool(
+        OmegaConf.to_container(learner.cfg), slot_layout(cfg, spec), weights, seed=cfg.seed
+    )
 
 
 def train(cfg: DictConfig) -> float:
@@ -101,7 +113,6 @@ def train(cfg: DictConfig) -> float:
     checked = CHECKED.pop(job_key(overrides), None)
     cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_num_threads(cfg.learner_threads)
     learner = build_learner(cfg, spec, checkpoints, overrides)
@@ -123,16 +134,9 @@ def train(cfg: DictConfig) -> float:
         callbacks.append(StopWhenSolved(cfg.callbacks.stop_at_score))
     if cfg.callbacks.wandb_artifacts:
         callbacks.append(CheckpointArtifacts(run_dir / "checkpoints"))
-    trainer_cfg = OmegaConf.to_container(cfg.trainer)
-    trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]))
     wandb_id = checkpoints["ckpt_path"][KEY]["wandb_id"] if "ckpt_path" in checkpoints else None
-    trainer: L.Trainer = hydra.utils.instantiate(
-        trainer_cfg,
-        logger=make_logger(cfg, wandb_id),
-        callbacks=callbacks,
-        plugins=[AtomicCheckpointIO()],
-        default_root_dir=run_dir,
-    )
+    trainer = make_trainer(cfg, make_logger(cfg, wandb_id), callbacks, run_dir)
+    OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
     dataset = RolloutDataset(pool, cfg.algo.batch_rollouts)
     if cfg.algo.name == "dqn":
         dataset = ReplayDataset(dataset, cfg.algo, cfg.seed)
