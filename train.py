@@ -3,12 +3,11 @@
 from pathlib import Path
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from atari_a3c.cli import precheck, run_dir_of, run_or_exit
+from atari_a3c.cli import precheck, run_or_exit
 
 CONFIG_DIR = Path(__file__).parent / "conf"
-OmegaConf.register_new_resolver("run_dir_of", lambda ckpt, default: run_dir_of(ckpt) or default)
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")

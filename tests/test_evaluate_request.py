@@ -53,13 +53,11 @@ def test_nonsense_values_are_one_line(monkeypatch, override, message):
         )
 
 
-@pytest.mark.parametrize(
-    ("where", "message"), [("a-file", "is a file, not a directory"), ("a-file/sub", "Not a dir")]
-)
-def test_an_output_dir_that_cannot_be_written_is_one_line(tmp_path, where, message):
+@pytest.mark.parametrize("where", ["a-file", "a-file/sub"])
+def test_an_output_dir_that_cannot_be_written_is_one_line(tmp_path, where):
     (tmp_path / "a-file").write_text("results of another run")
     out = f"output_dir={tmp_path / where}"
-    with pytest.raises(BadInput, match=message):
+    with pytest.raises(BadInput, match="a-file is a file, not a directory"):
         check_command_line(
             ROOT / "conf" / "evaluate", "evaluate", evaluate_check, ["ckpt=pretrained/pong", out]
         )

@@ -117,6 +117,21 @@ def test_a_value_the_trainer_refuses_is_one_line(override, message, tmp_path):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("args", [["hydra.run.dir={}"], ["-m", "seed=1,2", "hydra.sweep.dir={}"]])
+def test_a_run_dir_that_cannot_be_written_is_one_line(tmp_path, args):
+    (tmp_path / "a-file").write_text("results of another run")
+    argv = [arg.format(tmp_path / "a-file" / "run") for arg in args]
+    with pytest.raises(BadInput, match=f"{tmp_path / 'a-file'} is a file, not a directory"):
+        check_command_line(ROOT / "conf", "train", check, argv)
+    assert (tmp_path / "a-file").read_text() == "results of another run"
+
+
+def test_a_search_of_no_trials_is_one_line():
+    argv = ["-m", "hparams_search=pong_optuna", "hydra.sweeper.n_trials=0"]
+    with pytest.raises(BadInput, match="hydra.sweeper.n_trials must be a positive integer, got 0"):
+        check_command_line(ROOT / "conf", "train", check, argv)
+
+
 def test_bad_value_inside_a_sweep_is_refused_before_any_job():
     with pytest.raises(BadInput, match=r"algo.gamma must be in \(0, 1\]"):
         check_command_line(ROOT / "conf", "train", check, ["-m", "algo.gamma=0.9,2"])

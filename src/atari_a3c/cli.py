@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, MissingConfigException
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c import schema  # noqa: F401  (registers the config's types)
@@ -79,12 +81,41 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
     args = _overrides(argv)
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
-            for overrides in _override_combinations(args, multirun):
+            jobs = _override_combinations(args, multirun)
+            for overrides in jobs:
                 check(compose(config_name, overrides=overrides), overrides)
+            _check_hydra(compose(config_name, jobs[0], return_hydra_config=True), multirun)
     except MissingConfigException as error:
         raise BadInput(_missing_option_message(error)) from None
     except (HydraException, OmegaConfBaseException) as error:
         raise BadInput(_one_line(error)) from None
+
+
+def unwritable(path: Path) -> str | None:
+    """Why no directory can be made at `path` and written into, or None when one can."""
+    path = path.absolute()
+    existing = next(p for p in [path, *path.parents] if p.exists())
+    if not existing.is_dir():
+        return f"{existing} is a file, not a directory"
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=existing))
+    except OSError as error:
+        return error.strerror
+    return None
+
+
+def _check_hydra(cfg: DictConfig, multirun: bool) -> None:
+    """Hydra's own settings for this launch: a run (or sweep) dir that can be made and written,
+    and a search sweeper (Optuna) asked for one trial or more."""
+    trials = OmegaConf.select(cfg, "hydra.sweeper.n_trials")
+    if multirun and trials is not None and not (isinstance(trials, int) and trials >= 1):
+        raise BadInput(f"hydra.sweeper.n_trials must be a positive integer, got {trials!r}")
+    if cfg.hydra.output_subdir is None:
+        return  # Hydra writes nothing there (evaluate.py)
+    key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+    out = Path(OmegaConf.select(cfg, key))
+    if problem := unwritable(out):
+        raise BadInput(f"{key}={out}: {problem}")
 
 
 def _one_line(error: Exception) -> str:
@@ -105,6 +136,10 @@ def precheck(config_dir: Path, config_name: str, check: Check) -> None:
 def run_dir_of(ckpt_path: str | None) -> str | None:
     """`<run>/checkpoints/last.ckpt` -> `<run>`: a resumed run continues in its own dir."""
     return str(Path(ckpt_path).resolve().parent.parent) if ckpt_path else None
+
+
+if not OmegaConf.has_resolver("run_dir_of"):  # conf/hydra/default.yaml's run dir
+    OmegaConf.register_new_resolver("run_dir_of", lambda ckpt, default: run_dir_of(ckpt) or default)
 
 
 def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from omegaconf import DictConfig, OmegaConf
 from atari_a3c import replay
 from atari_a3c.checkpoint import KEY, check_compatible, load_checkpoint, policy_from_checkpoint
 from atari_a3c.checkpoint_sources import locate
+from atari_a3c.cli import unwritable
 from atari_a3c.compare import paired_rows, print_rows
 from atari_a3c.config import validate_env
 from atari_a3c.envs import env_spec
@@ -70,13 +70,8 @@ def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
 
 def check_writable(out: Path) -> None:
     """`output_dir` is, or can be made, a directory this process writes into."""
-    if out.is_file():
-        raise ConfigError(f"output_dir={out} is a file, not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=out).close()
-    except OSError as error:
-        raise ConfigError(f"output_dir={out}: {error.strerror}") from None
+    if problem := unwritable(out):
+        raise ConfigError(f"output_dir={out}: {problem}")
 
 
 def load_request(cfg: DictConfig, ref: str) -> tuple[dict, DictConfig]:
