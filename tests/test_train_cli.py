@@ -95,7 +95,7 @@ def test_spaceinvaders_adam(run_dir):
         ("algo=dqn algo.replay_size=100", "algo.replay_size=100 holds less than one batch"),
         ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 98.6 GiB of"),
         ("algo=dqn algo.epsilon_final=2", "algo.epsilon_final must be in [0, 1], got 2"),
-        ("envs_per_worker=10000000", "algo.unroll=5: the rollout slots need 4852.7 GiB of shared"),
+        ("workers=1 envs_per_worker=10000000", "the rollout slots need 4852.7 GiB of shared mem"),
     ],
 )
 def test_bad_config_is_one_line(override, message):
