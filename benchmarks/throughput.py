@@ -37,7 +37,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python benchmarks/throughput.py", description=__doc__)
     p.add_argument("--frames", type=int, default=400_000, help="env frames per measurement")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--models", default="nature_lstm", help="comma-separated conf/model names")
+    p.add_argument(
+        "--models",
+        default="nature_lstm",
+        help="comma-separated conf/model names, each optionally followed by its own overrides "
+        "('nature_lstm,nature_lstm learner_threads=2' times both side by side)",
+    )
     p.add_argument("--peers", action="store_true", help="also time SB3 A2C and RecurrentPPO")
     p.add_argument("--peer-python", default=sys.executable, help="python that has SB3")
     p.add_argument("--peer-steps", type=int, default=8000, help="agent steps per peer run")
@@ -221,7 +226,8 @@ def main(argv: list[str] | None = None) -> None:
         rate, num_envs, threads = emulator_rate(args.overrides, args.frames, seed=i)
         measured = {"emulator": rate}
         for model in models:
-            run = training_run([f"model={model}", *args.overrides], args.frames)
+            name, *own = model.split()
+            run = training_run([f"model={name}", *own, *args.overrides], args.frames)
             measured |= {f"{model}/{key}": value for key, value in run.items()}
         if not skip:
             measured |= peer_rates(args.peer_python, args.peer_steps)

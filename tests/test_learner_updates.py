@@ -6,7 +6,7 @@ import torch
 from conftest import compose
 from omegaconf import OmegaConf
 
-from atari_a3c.learner import ActorCriticLearner
+from atari_a3c.learner import ActorCriticLearner, lr_factor
 from atari_a3c.returns import rollout_losses
 
 
@@ -82,3 +82,10 @@ def test_popart_value_loss_is_measured_in_units_of_the_return_std():
             logits, values, _ = learner.model(batch["obs"], batch["done"], state)
             batch_loss[std] = losses(learner, batch, logits, values)[0].value
     torch.testing.assert_close(batch_loss[1.0], batch_loss[100.0], rtol=1e-4, atol=0)
+
+
+def test_the_learning_rate_rises_over_the_warmup_and_falls_with_the_decay():
+    assert [lr_factor(step, 4, 0) for step in (0, 1, 3, 100)] == [0.25, 0.5, 1.0, 1.0]
+    assert [lr_factor(step, 0, 10) for step in (0, 5, 10, 20)] == [1.0, 0.5, 0.0, 0.0]
+    assert math.isclose(lr_factor(1, 4, 10), 0.5 * 0.9)
+    assert lr_factor(7, 0, 0) == 1.0

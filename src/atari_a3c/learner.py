@@ -173,13 +173,15 @@ class ActorCriticLearner(L.LightningModule):
 
     def configure_optimizers(self):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())
-        if not self.cfg.algo.lr_decay:
+        algo, per_frame = self.cfg.algo, self.updates_per_frame()
+        warmup = algo.get("lr_warmup_frames", 0) * per_frame
+        total = self.cfg.frames * per_frame if algo.lr_decay else 0.0
+        if not (warmup or total):
             return optimizer
-        total_updates = max(1.0, self.updates_per_frame() * self.cfg.frames)
-        decay = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: max(0.0, 1 - step / total_updates)
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: lr_factor(step, warmup, total)
         )
-        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
 
     def updates_per_frame(self) -> float:
         """Each rank's optimizer steps per env frame trained on (by all ranks)."""
@@ -206,3 +208,11 @@ class ActorCriticLearner(L.LightningModule):
         self.recent_returns.extend(meta["recent_returns"])
         self.game_history = GameHistory(meta["game_history"])
         self.eval_history = [tuple(point) for point in meta["eval_history"]]
+
+
+def lr_factor(step: int, warmup_updates: float, decay_updates: float) -> float:
+    """The learning rate's multiplier at optimizer step `step`: a linear rise over the first
+    `warmup_updates` (0: none), times a linear fall to zero over `decay_updates` (0: none)."""
+    rise = min(1.0, (step + 1) / warmup_updates) if warmup_updates else 1.0
+    fall = max(0.0, 1 - step / decay_updates) if decay_updates else 1.0
+    return rise * fall

@@ -51,6 +51,7 @@ class AlgoConfig:
     unroll: int
     batch_rollouts: int
     lr_decay: bool
+    lr_warmup_frames: int = 0
     entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
     value_coef: float | None = None
     popart_rate: float = 0.0
