@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
         measured = {"emulator": rate}
         for model in models:
             name, *own = model.split()
-            run = training_run([f"model={name}", *own, *args.overrides], args.frames)
+            run = training_run([f"model={name}", *args.overrides, *own], args.frames)
             measured |= {f"{model}/{key}": value for key, value in run.items()}
         if not skip:
             measured |= peer_rates(args.peer_python, args.peer_steps)
