@@ -1,4 +1,5 @@
-"""Throughput of the default recipe on Pong: emulator alone, training per model, SB3 peers.
+"""Throughput of the default recipe on Pong: emulator alone, training per model, the evaluation
+that ends a run, SB3 peers.
 
 `python benchmarks/throughput.py [--frames N] [--repeats R] [--models nature_lstm,a3c_lstm]
 [--peers] [OVERRIDE ...]` measures everything once per repeat, side by side, and prints a
@@ -177,6 +178,34 @@ def peers_missing(python: str) -> str | None:
     return None if out.returncode == 0 else f"{python}: {lines[-1] if lines else 'import failed'}"
 
 
+def final_evaluation(overrides: list[str], seed: int) -> dict[str, float]:
+    """Seconds and env frames/s of the evaluation that ends every training run: the config's
+    `callbacks.eval.episodes` greedy games on one thread, as its evaluation process plays them,
+    by the shipped Pong agent (a trained policy plays games as long as a finished run's)."""
+    import torch
+
+    from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
+    from atari_a3c.checkpoint_sources import locate
+    from atari_a3c.play import play
+
+    episodes = compose_config(overrides).callbacks.eval.episodes
+    cfg, model = policy_from_checkpoint(load_checkpoint(locate("pretrained/pong")))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        start = time.perf_counter()
+        games = play(cfg, model, episodes, seed)
+        seconds = time.perf_counter() - start
+    finally:
+        torch.set_num_threads(threads)
+    frames = sum(game.length for game in games) * cfg.env.frame_skip
+    return {
+        "final_eval/games": episodes,
+        "final_eval/seconds": seconds,
+        "final_eval/rate": frames / seconds,
+    }
+
+
 def peer_rates(python: str, steps: int) -> dict[str, float]:
     """Env frames/s of each SB3 peer, from peer_sb3.py's `peer=<name> frames_per_s=<int>` lines."""
     cmd = [python, str(PEER_SCRIPT), "--algo", "both", "--steps", str(steps)]
@@ -207,6 +236,10 @@ def report(results: dict[str, list[float]], models: list[str], label: str, repea
     print(f"\n| measure | median of {repeats} | {models[0]} / this |\n|---|---:|---:|")
     for name, value in rows:
         print(f"| {name} | {value:,.0f} | {ratio(train, value)} |")
+    episodes = int(med["final_eval/games"])
+    print(f"| final evaluation: {episodes} greedy games, shipped Pong agent (s) | "
+          f"{med['final_eval/seconds']:.1f} | |")  # fmt: skip
+    print(f"| final evaluation's play (frames/s, 1 thread) | {med['final_eval/rate']:,.0f} | |")
     for model in models:
         startup = med[f"{model}/startup"]
         print(f"| `{model}` start-up: command to first update (s) | {startup:.1f} | |")
@@ -224,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, list[float]] = {}
     for i in range(args.repeats):
         rate, num_envs, threads = emulator_rate(args.overrides, args.frames, seed=i)
-        measured = {"emulator": rate}
+        measured = {"emulator": rate} | final_evaluation(args.overrides, seed=i)
         for model in models:
             name, *own = model.split()
             run = training_run([f"model={name}", *args.overrides, *own], args.frames)
