@@ -132,3 +132,25 @@ def test_unrolled_core_matches_lstm_cell():
     for t in range(6):
         state = model.core(model.encoder(obs[t]), state)
     torch.testing.assert_close((h, c), state)
+
+
+def test_bootstrap_step_is_encoded_without_gradient_and_the_update_is_unchanged():
+    torch.manual_seed(0)
+    model = ActorCritic((4, 84, 84), 6, "nature", 32)
+    obs = torch.randint(0, 255, (4, 3, 4, 84, 84), dtype=torch.uint8)
+    done, state = torch.zeros(4, 3, dtype=torch.bool), model.initial_state(3)
+    grads, outputs = [], []
+    for last_bootstraps in (False, True):
+        model.zero_grad()
+        logits, values, _ = model(obs, done, state, last_bootstraps=last_bootstraps)
+        (logits[:-1].sum() + values[:-1].sum()).backward()  # the last step only bootstraps
+        grads.append([p.grad.clone() for p in model.parameters()])
+        outputs.append((logits, values))
+    torch.testing.assert_close(outputs[0], outputs[1])
+    torch.testing.assert_close(grads[0], grads[1])
+    with_grad = []  # frames the encoder's backward will run over, per call
+    model.encoder.register_forward_hook(
+        lambda _, args, out: with_grad.append(len(out) if out.requires_grad else 0)
+    )
+    model(obs, done, state, last_bootstraps=True)
+    assert sum(with_grad) == 3 * 3, "only the first 3 steps of 3 envs take gradient"

@@ -64,7 +64,7 @@ class ActorCriticLearner(L.LightningModule):
         if self.cfg.algo.name == "reinforce":
             return self.reinforce_step(batch)
         state = (batch["h0"], batch["c0"])
-        logits, values, _ = self.model(batch["obs"], batch["done"], state)
+        logits, values, _ = self.model(batch["obs"], batch["done"], state, last_bootstraps=True)
         model = self.model  # PopArt's statistics: identity unless tracked
         norm = (model.value_mean, model.value_std)
         losses, targets = R.rollout_losses(

@@ -87,10 +87,15 @@ class ActorCritic(nn.Module):
         """The encoder's input: scaled observations minus their running mean (0 unless tracked)."""
         return self._scale(obs) - self.obs_mean
 
-    def forward(self, obs: Tensor, done: Tensor, state: State) -> tuple[Tensor, Tensor, State]:
-        """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state."""
+    def forward(
+        self, obs: Tensor, done: Tensor, state: State, last_bootstraps: bool = False
+    ) -> tuple[Tensor, Tensor, State]:
+        """`obs [T, B, ...]`, `done [T, B]` -> logits `[T, B, A]`, values `[T, B]`, final state.
+
+        `last_bootstraps`: the last step's outputs serve only as detached targets, so its frames
+        are encoded without gradient (a sixth less encoder backward for 5-step rollouts)."""
         steps, batch = done.shape
-        features = self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
+        features = self._encode(obs, last_bootstraps and torch.is_grad_enabled())
         keep = (~done & self.recurrent).unsqueeze(-1).float()
         core = self.core
         gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
@@ -106,6 +111,16 @@ class ActorCritic(nn.Module):
         if self.dueling:  # Q-values: the value plus the advantages minus their mean
             logits = values.unsqueeze(-1) + logits - logits.mean(-1, keepdim=True)
         return logits, values, (h, c)
+
+    def _encode(self, obs: Tensor, last_without_grad: bool) -> Tensor:
+        """`obs [T, B, ...]` -> features `[T, B, F]`."""
+        steps, batch = obs.shape[:2]
+        if not last_without_grad:
+            return self.encoder(self._prepare(obs.flatten(0, 1))).view(steps, batch, -1)
+        with torch.no_grad():
+            last = self.encoder(self._prepare(obs[-1]))
+        head = self.encoder(self._prepare(obs[:-1].flatten(0, 1)))
+        return torch.cat([head, last]).view(steps, batch, -1)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs) -> None:
         """Checkpoints saved before PopArt or the observation mean load with neutral statistics."""
