@@ -4,7 +4,9 @@
 A3C port's encoder, one learner update (forward + backward + Adam step, batch of 96 frames: 16
 envs x 6 steps) and one actor inference (16 frames, no grad) in fp32 and bf16 autocast, each in
 NCHW and channels_last, and prints the medians in milliseconds with the CPU's bf16 flags. The
-run-time choice (`hardware.bf16_supported`) should pick the fastest row.
+run-time choice (`hardware.bf16_supported`) should pick the fastest row. Then, in the run-time
+choice, one whole learner update of `nature_lstm` (16 envs x 5 steps plus the bootstrap step)
+with the bootstrap step's frames encoded with and without gradient, interleaved.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import torch
 
 from atari_a3c.encoders import a3c_encoder, nature_encoder
 from atari_a3c.hardware import BF16_FLAGS, bf16_supported, cpu_flags, cpu_model
+from atari_a3c.models import ActorCritic
 
 ENCODERS = {"nature": (nature_encoder, (4, 84, 84)), "a3c": (a3c_encoder, (1, 80, 80))}
 SETTINGS = [(bf16, cl) for bf16 in (False, True) for cl in (False, True)]
@@ -48,6 +51,28 @@ def median_ms(encoder: str, batch: int, bf16: bool, channels_last: bool, train: 
     return 1000 * statistics.median(times[2:])
 
 
+def bootstrap_update_ms(repeats: int) -> dict[bool, float]:
+    """Median ms of one `nature_lstm` update, by whether the bootstrap step takes no gradient."""
+    bf16 = bf16_supported()
+    model = ActorCritic((4, 84, 84), 6, "nature", 512)
+    if bf16:
+        model = model.to(memory_format=torch.channels_last)
+    optimizer = torch.optim.Adam(model.parameters())
+    obs = torch.randint(0, 255, (6, 16, 4, 84, 84), dtype=torch.uint8)
+    done, state = torch.zeros(6, 16, dtype=torch.bool), model.initial_state(16)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(repeats + 2):
+        for last_bootstraps in times:
+            start = time.perf_counter()
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                logits, values, _ = model(obs, done, state, last_bootstraps=last_bootstraps)
+            (logits[:-1].float().sum() + values[:-1].float().sum()).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            times[last_bootstraps].append(time.perf_counter() - start)
+    return {key: 1000 * statistics.median(values[2:]) for key, values in times.items()}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(prog="python benchmarks/precision.py", description=__doc__)
     p.add_argument("--repeats", type=int, default=12)
@@ -62,6 +87,9 @@ def main() -> None:
         for label, batch, train in (("update, 96 frames", 96, True), ("inference, 16", 16, False)):
             cells = [median_ms(encoder, batch, *s, train, args.repeats) for s in SETTINGS]
             print(f"| {encoder}, {label} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
+    with_grad, without = bootstrap_update_ms(args.repeats).values()
+    print(f"\n`nature_lstm` update, bootstrap step with gradient {with_grad:.1f} ms, without "
+          f"{without:.1f} ms: {with_grad / without:.2f}x")  # fmt: skip
     flags = cpu_flags()
     present = ", ".join(f"{f}={'yes' if f in flags else 'no'}" for f in sorted(BF16_FLAGS))
     print(f"\ncpu: {cpu_model()}; {present}; bf16 chosen at run time: {bf16_supported()}")
