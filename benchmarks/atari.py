@@ -192,11 +192,18 @@ def summary_table(records: list[dict]) -> str:
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
         )
-    scores = [normalized(r["game"], r["final"]["mean"]) for r in records]
-    if scores:
+    if scores := game_scores(records):
         lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
-                     f"over {len(scores)} runs.")  # fmt: skip
+                     f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
     return "\n".join(lines)
+
+
+def game_scores(records: list[dict]) -> list[float]:
+    """Each game's human-normalized greedy score, averaged over its seeds."""
+    by_game: dict[str, list[float]] = {}
+    for r in records:
+        by_game.setdefault(r["game"], []).append(normalized(r["game"], r["final"]["mean"]))
+    return [statistics.fmean(scores) for scores in by_game.values()]
 
 
 def plot(records: list[dict], path: Path) -> None:

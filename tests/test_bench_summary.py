@@ -1,0 +1,23 @@
+"""The seven-game table's median: one score per game, its seeds averaged."""
+
+import sys
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import atari  # noqa: E402  (benchmarks/atari.py)
+
+
+def record(game: str, seed: int, mean: float) -> dict:
+    final = {"mean": mean, "std": 0.0, "median": mean}
+    return {"game": game, "seed": seed, "final": final, "wall_clock_minutes": 1.0,
+            "frames_per_second": 1.0, "commit": "x"}  # fmt: skip
+
+
+def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
+    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout", "qbert")}
+    random = {game: atari.REFERENCE[game][0] for game in human}
+    records = [record("pong", 1, human["pong"]), record("pong", 2, random["pong"])]
+    records += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
+    assert sorted(atari.game_scores(records)) == [0.0, 0.5, 1.0]
+    assert "Median human-normalized score: 0.500 over 3 games" in atari.summary_table(records)
