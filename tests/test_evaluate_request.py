@@ -4,7 +4,7 @@ its values, checked before any game starts."""
 import re
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_script
 
 from atari_a3c.checkpoint_sources import locate, shipped_agents
 from atari_a3c.cli import check_command_line
@@ -67,3 +67,12 @@ def test_an_output_dir_that_cannot_be_written_is_one_line(tmp_path, where):
 def test_neither_a_checkpoint_nor_a_replay_is_one_line():
     with pytest.raises(BadInput, match=r"ckpt= \(a checkpoint to play\) or replay= \(a recorded"):
         check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, [])
+
+
+def test_an_unknown_key_is_one_line_listing_the_known_ones():
+    result = run_script("evaluate.py", "ckpt=pretrained/pong", "+episodez=3", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "error: episodez: unknown key; evaluate.py takes "
+        "ckpt, env, episodes, greedy, output_dir, render, replay, seed"
+    )

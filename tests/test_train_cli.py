@@ -77,6 +77,8 @@ def test_spaceinvaders_adam(run_dir):
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),
         ("nonsense=1", "Could not override 'nonsense'"),
+        ("+nonsense=1", "nonsense: unknown key"),
+        ("+algo.entropy_cof=1", "algo.entropy_cof: unknown key; did you mean algo.entropy_coef?"),
         ("algo.lr_decay=maybe", "algo.lr_decay=maybe (Value 'maybe' is not a valid bool"),
         ("model.recurrent=maybe", "model.recurrent=maybe (Value 'maybe' is not a valid bool"),
         ("seed=abc", "seed=abc (Value 'abc' of type 'str' could not be converted to Integer"),

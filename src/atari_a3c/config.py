@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import netrc
 import os
@@ -9,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.algo_checks import validate_algo
 from atari_a3c.encoders import ENCODERS
@@ -64,6 +65,7 @@ ATARI_RULES: list[Rule] = [
 
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
+    _check_known_keys(cfg)
     check(cfg, RULES)
     validate_algo(cfg)
     if cfg.ckpt_path and cfg.init_from:
@@ -78,6 +80,24 @@ def validate(cfg: DictConfig) -> None:
     _check_accelerator(cfg.trainer.accelerator)
     _check_logger(cfg.get("logger"))
     validate_env(cfg)
+
+
+def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
+    """Every key the schema declares: a key added with `+` that nothing reads (a typo such as
+    `+algo.entropy_cof=0.02`) is refused instead of ignored. Free-form groups (`optim`,
+    `trainer`, `logger`) take any keyword of what they instantiate."""
+    schema = OmegaConf.get_type(node)
+    if not dataclasses.is_dataclass(schema):
+        return
+    names = [field.name for field in dataclasses.fields(schema)]
+    for key in node:
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+            raise ConfigError(f"{prefix}{key}: unknown key{hint}")
+        child = node._get_node(key)
+        if isinstance(child, DictConfig):
+            _check_known_keys(child, f"{prefix}{key}.")
 
 
 def _check_accelerator(name: str) -> None:
