@@ -11,13 +11,10 @@ process and the final evaluation, so the estimate errs late).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
+from atari import load_records  # benchmarks/atari.py, beside this script
 
 TARGET = 18.0
 
@@ -26,10 +23,6 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dir", type=Path, default=Path("benchmarks/atari"))
     return p.parse_args()
-
-
-def load(directory: Path, pattern: str) -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(directory.glob(pattern))]
 
 
 def our_curves(records: list[dict]) -> dict[str, list[tuple[float, float]]]:
@@ -81,8 +74,8 @@ def plot(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
 
 def main() -> None:
     args = parse_args()
-    curves = our_curves(load(args.dir, "pong-seed*.json"))
-    curves |= peer_curves(load(args.dir, "peer/sb3-a2c-pong-seed*.json"))
+    curves = our_curves([r for r in load_records(args.dir) if r["game"] == "pong"])
+    curves |= peer_curves(load_records(args.dir / "peer"))
     plot(curves, args.dir / "pong-wallclock.png")
     print(table(curves))
 

@@ -90,12 +90,11 @@ def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
     if not dataclasses.is_dataclass(schema):
         return
     names = [field.name for field in dataclasses.fields(schema)]
-    for key in node:
+    for key, child in node.items_ex(resolve=False):
         if key not in names:
             close = difflib.get_close_matches(str(key), names, n=1)
             hint = f"; did you mean {prefix}{close[0]}?" if close else ""
             raise ConfigError(f"{prefix}{key}: unknown key{hint}")
-        child = node._get_node(key)
         if isinstance(child, DictConfig):
             _check_known_keys(child, f"{prefix}{key}.")
 
