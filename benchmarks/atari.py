@@ -5,9 +5,10 @@
 Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus the overrides),
 then `python evaluate.py` on the final checkpoint: 30 greedy full games (30 no-op starts, true
 scores), and 30 with actions sampled from the policy, the protocol of the SB3 zoo's published
-Atari scores. It writes `<out>/<game>-seed<s>.json`: command, commit, CPU, wall clock, frames/s,
-the greedy evaluation curve of training (every 1M frames by default) and both final summaries;
-a record without the sampled summary gets it added.
+Atari scores; and 30 greedy games of `best.ckpt` (the weights the evaluations during training
+scored best). It writes `<out>/<game>-seed<s>.json`: command, commit, CPU, wall clock,
+frames/s, the greedy evaluation curve of training (every 1M frames by default) and the three
+final summaries; a record without one of them gets it added.
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
 resumed, so the runs can be spread over several sittings. After every game it rewrites
 `<out>/summary.md` (one table, with human-normalized scores) and `<out>/curves.png`.
@@ -121,12 +122,23 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     return cmd
 
 
-def final_score(args, run_dir: Path, greedy: bool = True) -> dict:
-    """`evaluate.py` on the final checkpoint: the summary of `args.episodes` greedy games, or
-    of as many with sampled actions."""
-    out = run_dir / ("final-eval" if greedy else "final-eval-sampled")
+# record key: (checkpoint, greedy, evaluate.py output dir under the run dir)
+SCORES = {
+    "final": ("last.ckpt", True, "final-eval"),
+    "final_sampled": ("last.ckpt", False, "final-eval-sampled"),
+    "final_best": ("best.ckpt", True, "final-eval-best"),
+}
+
+
+def final_score(args, run_dir: Path, key: str) -> dict | None:
+    """`evaluate.py` summary of `args.episodes` full games for `SCORES[key]`; None when that
+    checkpoint does not exist."""
+    name, greedy, out_name = SCORES[key]
+    out = run_dir / out_name
     if not (out / "results.json").exists():
-        ckpt = run_dir / "checkpoints" / "last.ckpt"
+        ckpt = run_dir / "checkpoints" / name
+        if not ckpt.exists():
+            return None
         cmd = ["python", "evaluate.py", f"ckpt={ckpt}", f"episodes={args.episodes}",
                f"greedy={str(greedy).lower()}", "seed=1000", f"output_dir={out}"]  # fmt: skip
         run(cmd, run_dir.parent / f"{run_dir.name}.log")
@@ -144,7 +156,6 @@ def median_fps(run_dir: Path) -> float:
 def record(args, game: str, seed: int) -> dict:
     run_dir = args.runs / f"{game}-seed{seed}"
     cmd = train_game(args, game, seed, run_dir)
-    final = final_score(args, run_dir)
     meta = checkpoint_meta(run_dir)
     wall = wall_seconds(run_dir)
     return {
@@ -162,9 +173,13 @@ def record(args, game: str, seed: int) -> dict:
         "frames_per_second": meta["frames"] / wall,
         "median_logged_fps": median_fps(run_dir),
         "eval_curve": [{"frames": f, "mean": m} for f, m in meta["eval_history"]],
-        "final": final,
-        "final_sampled": final_score(args, run_dir, greedy=False),
+        **{key: final_score(args, run_dir, key) for key in SCORES},
     }
+
+
+def missing_scores(result: dict) -> list[str]:
+    """The `SCORES` keys a record lacks (one made before those scores were kept)."""
+    return [key for key in SCORES if key not in result]
 
 
 def normalized(game: str, score: float) -> float:
@@ -178,16 +193,16 @@ def load_records(out: Path) -> list[dict]:
 
 def summary_table(records: list[dict]) -> str:
     lines = [
-        "| game | seed | greedy mean +- std (30 games) | median | sampled mean +- std | target "
-        "| human-norm. | minutes | frames/s | commit |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| game | seed | greedy mean +- std (30 games) | median | sampled mean +- std "
+        "| best.ckpt greedy | target | human-norm. | minutes | frames/s | commit |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in records:
-        final, sampled = r["final"], r.get("final_sampled")
-        sampled_cell = f"{sampled['mean']:.1f} +- {sampled['std']:.1f}" if sampled else "-"
+        final = r["final"]
         lines.append(
             f"| {r['game']} | {r['seed']} | {final['mean']:.1f} +- {final['std']:.1f} "
-            f"| {final['median']:.1f} | {sampled_cell} "
+            f"| {final['median']:.1f} | {cell(r.get('final_sampled'))} "
+            f"| {cell(r.get('final_best'))} "
             f"| {REFERENCE[r['game']][2]:g} "
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
@@ -196,6 +211,10 @@ def summary_table(records: list[dict]) -> str:
         lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
                      f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
     return "\n".join(lines)
+
+
+def cell(summary: dict | None) -> str:
+    return f"{summary['mean']:.1f} +- {summary['std']:.1f}" if summary else "-"
 
 
 def game_scores(records: list[dict]) -> list[float]:
@@ -246,8 +265,8 @@ def main(argv: list[str] | None = None) -> None:
             path = args.out / f"{game}-seed{seed}.json"
             if not path.exists():
                 result = record(args, game, seed)
-            elif "final_sampled" not in (result := json.loads(path.read_text())):
-                result["final_sampled"] = final_score(args, args.runs / path.stem, greedy=False)
+            elif missing := missing_scores(result := json.loads(path.read_text())):
+                result |= {k: final_score(args, args.runs / path.stem, k) for k in missing}
             else:
                 print(f"{game} seed {seed}: record exists, skipped")
                 continue

@@ -27,15 +27,15 @@ def test_bench_records_a_game_then_completes_and_skips_it(tmp_path):
     assert record["command"].startswith("python train.py env=pong seed=3 frames=4000")
     assert record["frames"] >= 4000 and record["seed"] == 3 and record["wall_clock_minutes"] > 0
     assert record["final"]["episodes"] == 2 and -21 <= record["final"]["mean"] <= 21
-    assert record["final_sampled"]["episodes"] == 2
+    assert record["final_sampled"]["episodes"] == 2 and record["final_best"]["episodes"] == 2
     assert record["eval_curve"] and record["eval_curve"][0]["frames"] >= 2000
     assert "| pong | 3 |" in (tmp_path / "records" / "summary.md").read_text()
     assert (tmp_path / "records" / "curves.png").stat().st_size > 0
     path = tmp_path / "records" / "pong-seed3.json"
-    sampled = record.pop("final_sampled")  # a record older than the sampled score gets it added
-    path.write_text(json.dumps(record))
+    older = {k: record.pop(k) for k in ("final_sampled", "final_best")}
+    path.write_text(json.dumps(record))  # a record older than these scores gets them added
     assert bench(tmp_path, *TINY).returncode == 0
-    assert json.loads(path.read_text())["final_sampled"] == sampled
+    assert {k: json.loads(path.read_text())[k] for k in older} == older
     again = bench(tmp_path, *TINY)
     assert again.returncode == 0 and "record exists, skipped" in again.stdout
 
