@@ -2,6 +2,7 @@
 
 import copy
 
+import pytest
 import torch
 from conftest import compose
 from omegaconf import OmegaConf
@@ -9,7 +10,8 @@ from omegaconf import OmegaConf
 from atari_a3c.actors import Actor
 from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots
 from atari_a3c.envs import env_spec
-from atari_a3c.models import ActorCritic
+from atari_a3c.hardware import bf16_supported
+from atari_a3c.models import ActorCritic, build_model, prepare_inference
 
 
 def test_state_resets_exactly_where_episodes_start():
@@ -154,3 +156,21 @@ def test_bootstrap_step_is_encoded_without_gradient_and_the_update_is_unchanged(
     )
     model(obs, done, state, last_bootstraps=True)
     assert sum(with_grad) == 3 * 3, "only the first 3 steps of 3 envs take gradient"
+
+
+@pytest.mark.skipif(not bf16_supported(), reason="acting in bf16 needs a CPU that does bf16")
+def test_bf16_acting_stores_bf16_weights_and_acts_as_autocast_of_float32():
+    torch.manual_seed(0)
+    cfg = OmegaConf.create({"encoder": "nature", "hidden_size": 32})
+    learner, actor = build_model(cfg, (4, 84, 84), 6), build_model(cfg, (4, 84, 84), 6)
+    obs = torch.randint(0, 255, (3, 5, 4, 84, 84), dtype=torch.uint8)
+    learner.track_observations(obs.flatten(0, 1), 0.5)
+    learner.track_value_targets(torch.randn(100) * 3 - 5, 0.5)
+    context = prepare_inference(actor)
+    SharedWeights(learner).pull(actor)
+    assert actor.core.weight_hh.dtype == actor.encoder[0].weight.dtype == torch.bfloat16
+    assert actor.obs_mean.dtype == actor.value_std.dtype == torch.float32
+    done, state = torch.zeros(3, 5, dtype=torch.bool), learner.initial_state(5)
+    with torch.no_grad(), context:
+        expected, acted = learner(obs, done, state), actor(obs, done, state)
+    torch.testing.assert_close(acted, expected, atol=0, rtol=0)

@@ -14,7 +14,7 @@ from torch import Tensor
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots
 from atari_a3c.child_process import become_child
 from atari_a3c.dqn import epsilon, epsilon_greedy
-from atari_a3c.models import State, build_model, inference_context
+from atari_a3c.models import State, build_model, prepare_inference
 from atari_a3c.training_envs import TrainingEnvs
 
 POLL_SECONDS = 0.5
@@ -26,7 +26,7 @@ class Actor:
     def __init__(self, cfg, layout: SlotLayout, slots: Slots, weights: SharedWeights, seed: int):
         self.envs = TrainingEnvs(cfg, layout.num_envs)
         self.model = build_model(cfg.model, layout.obs_shape, layout.num_actions).eval()
-        self.autocast = inference_context(self.model)
+        self.autocast = prepare_inference(self.model)
         self.slots, self.weights, self.unroll = slots, weights, layout.unroll
         self.algo, self.q_values = cfg.algo, cfg.algo.name == "dqn"  # read once: hot loop
         self.version = weights.pull(self.model)

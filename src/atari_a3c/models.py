@@ -172,10 +172,20 @@ def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh
     return torch.sigmoid(o) * torch.tanh(c), c
 
 
-def inference_context(model: ActorCritic):
-    """bf16 autocast for conv policies on CPUs that do bf16 natively; fp32 elsewhere."""
+def prepare_inference(model: ActorCritic):
+    """Ready `model` for no-grad acting; returns the context its steps run in.
+
+    On CPUs that do bf16 natively, conv policies act in bf16 autocast, and their conv, linear
+    and LSTM weights are stored in bf16 so that autocast does not cast every weight again at
+    every step: copies into them (weights pulled, checkpoints loaded) round as that cast does,
+    so the outputs are the same. The buffers (observation mean, value statistics) stay float32.
+    Elsewhere: float32 and no context.
+    """
     if not (model.is_image and bf16_supported()):
         return nullcontext()
+    for module in model.modules():
+        if isinstance(module, nn.Conv2d | nn.Linear | nn.LSTMCell):
+            module.to(torch.bfloat16)
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 

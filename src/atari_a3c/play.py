@@ -17,7 +17,7 @@ from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
 from atari_a3c.dqn import epsilon_greedy
 from atari_a3c.envs import make_env
-from atari_a3c.models import ActorCritic, inference_context
+from atari_a3c.models import ActorCritic, prepare_inference
 from atari_a3c.replay import Recording, emulator_state
 
 
@@ -150,8 +150,9 @@ def action_rule(cfg: DictConfig, greedy: bool, seed: int) -> Callable[[Tensor], 
 
 @torch.no_grad()
 def play_batched(games: Games, model: ActorCritic, choose: Callable[[Tensor], Tensor]) -> None:
-    """Step every running game with one batched policy step until all games have ended."""
-    autocast = inference_context(model)
+    """Step every running game with one batched policy step until all games have ended
+    (`model` is readied for acting by `prepare_inference`)."""
+    autocast = prepare_inference(model)
     h, c = model.initial_state(len(games.envs))
     first = torch.ones(len(games.envs), dtype=torch.bool)  # a game starts: zero its state
     while active := games.active():
