@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+from ceiling import compute_ceiling  # benchmarks/ceiling.py, beside this script
 
-from atari_a3c.hardware import BF16_FLAGS, cpu_flags, cpu_model
+from atari_a3c.hardware import BF16_FLAGS, cores, cpu_flags, cpu_model
 
 REPO = Path(__file__).resolve().parents[1]
 PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
@@ -218,12 +219,29 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b else "-"
 
 
-def report(results: dict[str, list[float]], models: list[str], label: str, repeats: int) -> None:
+def ceiling_rows(med: dict[str, float], model: str, emulator_threads: int) -> list:
+    """The model's compute-only ceiling, and with the emulator's CPU time added (all work
+    spread perfectly over the cores: a bound no layout can beat)."""
+    update, act = med[f"{model}/compute/update_ms"], med[f"{model}/compute/act_ms"]
+    ms = f"update {update:.1f} ms, actor step {act:.2f} ms"
+    compute = med[f"{model}/compute/frames_per_s"]
+    n = cores()
+    both = n / (n / compute + emulator_threads / med["emulator"])
+    return [
+        (f"compute only, `{model}` ({ms}; {n} cores, no emulator)", compute),
+        (f"ceiling, `{model}`: compute + emulator CPU time on {n} cores", both),
+    ]
+
+
+def report(
+    results: dict[str, list[float]], models: list[str], label: str, repeats: int, threads: int
+) -> None:
     """Print the medians over the repeats and the first model's training rate over each rate."""
     med = {key: statistics.median(values) for key, values in results.items()}
     train = med[f"{models[0]}/sustained"]
     rows = [(f"emulator only, {label} (frames/s)", med["emulator"])]
     for model in models:
+        rows += ceiling_rows(med, model, threads)
         rows += [
             (
                 f"training `{model}`, sustained: median charts/fps (frames/s)",
@@ -260,7 +278,10 @@ def main(argv: list[str] | None = None) -> None:
         measured = {"emulator": rate} | final_evaluation(args.overrides, seed=i)
         for model in models:
             name, *own = model.split()
-            run = training_run([f"model={name}", *args.overrides, *own], args.frames)
+            overrides = [f"model={name}", *args.overrides, *own]
+            run = training_run(overrides, args.frames)
+            ceiling = compute_ceiling(compose_config(overrides))
+            run |= {f"compute/{key}": value for key, value in ceiling.items()}
             measured |= {f"{model}/{key}": value for key, value in run.items()}
         if not skip:
             measured |= peer_rates(args.peer_python, args.peer_steps)
@@ -269,7 +290,8 @@ def main(argv: list[str] | None = None) -> None:
             results.setdefault(key, []).append(value)
     if skip:
         print(f"peers skipped: {skip}")
-    report(results, models, f"{num_envs} envs, {threads} emulator threads", args.repeats)
+    label = f"{num_envs} envs, {threads} emulator threads"
+    report(results, models, label, args.repeats, threads)
     flags = cpu_flags()
     argv_used = sys.argv[1:] if argv is None else argv
     print(f"\ncommand: {shlex.join(['python', 'benchmarks/throughput.py', *argv_used])}")

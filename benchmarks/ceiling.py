@@ -1,0 +1,112 @@
+"""The compute-only ceiling of a training config: what its updates and its actors' inference
+would allow if the machine's cores did nothing else (no emulator, no waiting, no logging).
+
+`compute_ceiling(cfg)` times, on random frames and one thread each in the run-time precision,
+one learner update of the config's shape (forward over the rollout and its bootstrap step, the
+loss, backward, clipping, the optimizer step, the running statistics) and one actor step of its
+envs (no-grad, prepared as the actors prepare it). Used by `benchmarks/throughput.py`.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import time
+
+import hydra
+import torch
+
+from atari_a3c import returns as R
+from atari_a3c.envs import env_spec
+from atari_a3c.hardware import cores, resolve_precision
+from atari_a3c.models import build_model, prepare_inference
+
+
+def random_batch(steps: int, envs: int, spec, hidden: int) -> dict[str, torch.Tensor]:
+    """A rollout batch as the actors write it: `steps` + 1 observations, `steps` actions."""
+    obs = torch.randint(0, 255, (steps + 1, envs, *spec.obs_shape)).to(spec.torch_dtype)
+    return {
+        "obs": obs,
+        "done": torch.zeros(steps + 1, envs, dtype=torch.bool),
+        "action": torch.randint(0, spec.num_actions, (steps, envs)),
+        "logits": torch.randn(steps, envs, spec.num_actions),
+        "reward": torch.randn(steps, envs).clamp(-1, 1),
+        "h0": torch.zeros(envs, hidden),
+        "c0": torch.zeros(envs, hidden),
+    }
+
+
+def median_ms(step, repeats: int) -> float:
+    """Median milliseconds of `step()` after two warm-up calls."""
+    times = []
+    for _ in range(repeats + 2):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times[2:])
+
+
+def update_step(cfg, model, batch):
+    """One learner update, as `ActorCriticLearner` makes it, as a closure."""
+    algo = cfg.algo
+    optimizer = hydra.utils.instantiate(cfg.optim)(model.parameters())
+    bf16 = resolve_precision(str(cfg.trainer.precision)) == "bf16-mixed"
+    state = (batch["h0"], batch["c0"])
+
+    def step():
+        if algo.obs_mean_rate:
+            model.track_observations(batch["obs"][0], algo.obs_mean_rate)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits, values, _ = model(batch["obs"], batch["done"], state, last_bootstraps=True)
+            norm = (model.value_mean, model.value_std)
+            losses, targets = R.rollout_losses(batch, logits.float(), values.float(), algo, norm)
+        losses.total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.trainer.gradient_clip_val)
+        optimizer.step()
+        optimizer.zero_grad()
+        if algo.popart_rate:
+            model.track_value_targets(targets.detach(), algo.popart_rate)
+
+    return step
+
+
+def acting_step(model, batch):
+    """One actor step of its envs, on the weights prepared as an actor prepares them."""
+    actor = copy.deepcopy(model).eval()
+    context = prepare_inference(actor)
+    obs, done = batch["obs"][:1], batch["done"][:1]
+    state = (batch["h0"], batch["c0"])
+
+    @torch.no_grad()
+    def step():
+        with context:
+            logits, _, _ = actor(obs, done, state)
+        torch.multinomial(logits[0].float().softmax(-1), 1)
+
+    return step
+
+
+def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
+    """Milliseconds of one update and one actor step, one thread each, and the env frames/s
+    all usable cores would reach doing only those (`frames_per_s`)."""
+    spec = env_spec(cfg)
+    steps, envs = cfg.algo.unroll, cfg.envs_per_worker
+    rollouts = cfg.algo.batch_rollouts
+    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    batch = random_batch(steps, envs * rollouts, spec, model.hidden_size)
+    acting = random_batch(steps, envs, spec, model.hidden_size)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        update_ms = median_ms(update_step(cfg, model, batch), repeats)
+        act_ms = median_ms(acting_step(model, acting), 10 * repeats)
+    finally:
+        torch.set_num_threads(threads)
+    frames = steps * envs * rollouts * cfg.env.frame_skip
+    cpu_ms = update_ms + steps * rollouts * act_ms
+    return {
+        "update_ms": update_ms,
+        "act_ms": act_ms,
+        "frames_per_update": frames,
+        "frames_per_s": cores() * frames / cpu_ms * 1000,
+    }

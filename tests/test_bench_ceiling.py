@@ -1,0 +1,24 @@
+"""The throughput bench's compute-only ceiling: a real update of the recipe's shape."""
+
+import sys
+
+import torch
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import ceiling  # noqa: E402  (benchmarks/ceiling.py)
+import throughput  # noqa: E402  (benchmarks/throughput.py)
+
+
+def test_the_timed_update_trains_the_model_and_acting_leaves_it_alone():
+    cfg = throughput.compose_config([])
+    spec = ceiling.env_spec(cfg)
+    model = ceiling.build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    batch = ceiling.random_batch(cfg.algo.unroll, cfg.envs_per_worker, spec, model.hidden_size)
+    before = [p.detach().clone() for p in model.parameters()]
+    ceiling.acting_step(model, batch)()
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    ceiling.update_step(cfg, model, batch)()
+    assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert model.obs_mean.abs().sum() > 0 and model.value_mean != 0
+
