@@ -21,4 +21,3 @@ def test_the_timed_update_trains_the_model_and_acting_leaves_it_alone():
     ceiling.update_step(cfg, model, batch)()
     assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert model.obs_mean.abs().sum() > 0 and model.value_mean != 0
-
