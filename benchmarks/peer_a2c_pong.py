@@ -11,7 +11,10 @@ The zoo's `a2c.yml` for Atari: AtariWrapper, 4-frame stack, CnnPolicy, 16 envs, 
 RMSpropTFLike (lr 7e-4, alpha 0.99, eps 1e-5), vf_coef 0.25, ent_coef 0.01. Every `--every`
 frames it plays `--episodes` full greedy games (no end-of-life cuts, true scores) on a separate
 env and rewrites `<out>/sb3-a2c-pong-seed<s>.json` with the curve so far (frames, minutes since
-start with the evaluations included, mean, std).
+start with the evaluations included, mean, std), and saves the model (optimizer included) in
+`--saves`. A run whose record and saved model exist goes on from its last evaluation, its
+minutes counted on from there, so a longer budget (`--frames 40000000`) can be spread over
+several sittings.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=2, help="torch threads")
     p.add_argument("--out", type=Path, default=Path("benchmarks/atari/peer"))
+    p.add_argument("--saves", type=Path, default=Path("outputs/peer"), help="saved models")
     return p.parse_args()
 
 
@@ -76,27 +80,35 @@ def main() -> None:
     eval_env = VecFrameStack(
         make_atari_env(env_id, n_envs=1, seed=args.seed + 1000, wrapper_kwargs=eval_kwargs), 4
     )
-    model = A2C(
-        "CnnPolicy", train_env, ent_coef=0.01, vf_coef=0.25, seed=args.seed, device="cpu",
-        policy_kwargs={"optimizer_class": RMSpropTFLike, "optimizer_kwargs": {"eps": 1e-5}},
-    )  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
+    for folder in (args.out, args.saves):
+        folder.mkdir(parents=True, exist_ok=True)
     path = args.out / f"sb3-a2c-pong-seed{args.seed}.json"
-    record = {
-        "peer": "stable-baselines3 A2C (rl-zoo3 Atari settings)", "game": "pong",
-        "env_id": env_id, "seed": args.seed, "cpu": cpu_model(), "torch_threads": args.threads,
-        "settings": "CnnPolicy, 16 envs, n_steps 5, RMSpropTFLike lr 7e-4 eps 1e-5, "
-                    "vf_coef 0.25, ent_coef 0.01", "frames": args.frames,
-        "eval_episodes": args.episodes, "curve": [],
-    }  # fmt: skip
-    start = time.perf_counter()
+    saved = args.saves / f"sb3-a2c-pong-seed{args.seed}.zip"
+    if path.exists() and saved.exists():  # go on from the last evaluation
+        record = json.loads(path.read_text()) | {"frames": args.frames}
+        model = A2C.load(saved, env=train_env, device="cpu")
+        print(f"resuming at {model.num_timesteps * FRAME_SKIP} frames from {saved}", flush=True)
+    else:
+        model = A2C(
+            "CnnPolicy", train_env, ent_coef=0.01, vf_coef=0.25, seed=args.seed, device="cpu",
+            policy_kwargs={"optimizer_class": RMSpropTFLike, "optimizer_kwargs": {"eps": 1e-5}},
+        )  # fmt: skip
+        record = {
+            "peer": "stable-baselines3 A2C (rl-zoo3 Atari settings)", "game": "pong",
+            "env_id": env_id, "seed": args.seed, "cpu": cpu_model(), "torch_threads": args.threads,
+            "settings": "CnnPolicy, 16 envs, n_steps 5, RMSpropTFLike lr 7e-4 eps 1e-5, "
+                        "vf_coef 0.25, ent_coef 0.01", "frames": args.frames,
+            "eval_episodes": args.episodes, "curve": [],
+        }  # fmt: skip
+    done_minutes = record["curve"][-1][1] if record["curve"] else 0.0
+    start = time.perf_counter() - 60 * done_minutes
 
     class Evaluate(BaseCallback):
         """Greedy games every `args.every` frames; the record is rewritten after each."""
 
         def __init__(self):
             super().__init__()
-            self.next_at = args.every
+            self.next_at = (model.num_timesteps * FRAME_SKIP // args.every + 1) * args.every
 
         def _on_step(self) -> bool:
             frames = self.num_timesteps * FRAME_SKIP
@@ -108,9 +120,11 @@ def main() -> None:
                 record["curve"].append(point)
                 print(f"frames={frames} minutes={minutes:.1f} greedy={point[2]:.1f}", flush=True)
                 path.write_text(json.dumps(record, indent=1) + "\n")
+                self.model.save(saved)
             return True
 
-    model.learn(args.frames // FRAME_SKIP, callback=Evaluate())
+    steps_left = args.frames // FRAME_SKIP - model.num_timesteps
+    model.learn(steps_left, callback=Evaluate(), reset_num_timesteps=False)
     record["wall_clock_minutes"] = (time.perf_counter() - start) / 60
     path.write_text(json.dumps(record, indent=1) + "\n")
 
