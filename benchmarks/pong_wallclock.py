@@ -53,7 +53,7 @@ def table(curves: dict[str, list[tuple[float, float]]]) -> str:
     for name, curve in curves.items():
         reached = minutes_to(curve, TARGET)
         best = max(curve, key=lambda point: point[1])
-        cell = f"{reached:.1f}" if reached is not None else "not reached"
+        cell = f"{reached:.1f}" if reached is not None else f"not in {curve[-1][0]:.1f}"
         lines.append(f"| {name} | {cell} | {best[1]:+.1f} ({best[0]:.1f}) |")
     return "\n".join(lines)
 
