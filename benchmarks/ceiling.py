@@ -94,7 +94,7 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
     rollouts = cfg.algo.batch_rollouts
     model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
     batch = random_batch(steps, envs * rollouts, spec, model.hidden_size)
-    acting = random_batch(steps, envs, spec, model.hidden_size)
+    acting = random_batch(0, envs, spec, model.hidden_size)  # one step's frames
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
