@@ -137,6 +137,8 @@ def test_dqn_trains_through_processes_replay_and_target_net_and_its_checkpoint_p
     rows = [row for row in read_metrics(run_dir) if "losses/q_target" in row]
     assert rows[0]["charts/frames"] >= 400 * 4, "no update before replay_start transitions"
     assert rows[-1]["charts/epsilon"] == pytest.approx(0.01)
+    rates = [row["charts/fps"] for row in read_metrics(run_dir) if "charts/fps" in row]
+    assert rates and min(rates) > 0, "the rate is measured across rollouts, not bare updates"
     checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
     weights = checkpoint["state_dict"]
     assert 0 < checkpoint["atari_a3c"]["updates"] < 1000, "the target net was copied only once"

@@ -48,7 +48,8 @@ class ActorCriticLearner(L.LightningModule):
         algo = self.cfg.algo
         num_envs = self.cfg.envs_per_worker * algo.batch_rollouts
         self.frames_per_batch = algo.unroll * num_envs * self.cfg.env.frame_skip
-        self._rate_mark = (time.perf_counter(), 0)
+        self._rate_mark = (time.perf_counter(), 0)  # (time, frames) where charts/fps last started
+        self._rollouts_since_mark = 0
         self.value_targets = torch.zeros(0)  # the last update's, for the PopArt statistics
         self.episodes = EpisodeAssembler()  # REINFORCE's whole episodes
 
@@ -157,13 +158,21 @@ class ActorCriticLearner(L.LightningModule):
 
     def count_frames(self, batch: dict[str, Tensor]) -> None:
         """Add the batch's frames (before any callback looks), log the rate, stop at the budget."""
-        self.frames += self.new_frames(batch)
-        if self.global_step % self.trainer.log_every_n_steps == 0:
-            now, frames = time.perf_counter(), self.frames
-            self.log("charts/fps", (frames - self._rate_mark[1]) / (now - self._rate_mark[0]))
-            self._rate_mark = (now, frames)
+        new_frames = self.new_frames(batch)
+        self.frames += new_frames
+        if new_frames:
+            self.log_rate()
         if self.frames >= self.cfg.frames:
             self.trainer.should_stop = True
+
+    def log_rate(self) -> None:
+        """`charts/fps` over every `log_every_n_steps` batches that bring frames: counted in
+        rollouts, not updates, since DQN trains on several batches per rollout."""
+        self._rollouts_since_mark += 1
+        if self._rollouts_since_mark >= self.trainer.log_every_n_steps:
+            now, frames = time.perf_counter(), self.frames
+            self.log("charts/fps", (frames - self._rate_mark[1]) / (now - self._rate_mark[0]))
+            self._rate_mark, self._rollouts_since_mark = (now, frames), 0
 
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """The step, then PopArt's statistics move (rescaling the value head to match)."""
