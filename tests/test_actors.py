@@ -47,6 +47,19 @@ def test_stop_leaves_no_child_process():
     assert multiprocessing.active_children() == []
 
 
+def test_actors_and_their_emulator_threads_yield_the_cores_to_the_learner():
+    pool, _ = make_pool("env=pong", "envs_per_worker=4", "env.env_threads=2", "actors.nice=7")
+    pool.start()
+    try:
+        pool.next_full()  # the envs, and their threads, exist
+        (actor,) = [psutil.Process(p.pid) for p in pool.processes]
+        threads = [psutil.Process(t.id) for t in actor.threads()]
+        assert len(threads) >= 3, "the actor's thread and two emulator threads"
+        assert {t.nice() for t in threads} == {psutil.Process().nice() + 7}
+    finally:
+        pool.stop()
+
+
 def test_a_busy_child_dies_with_a_killed_main_process():
     main = subprocess.Popen([sys.executable, str(TESTS / "busy_child.py")], stdout=subprocess.PIPE)
     child = psutil.Process(int(main.stdout.readline()))

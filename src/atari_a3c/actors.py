@@ -86,8 +86,10 @@ def actor_main(worker: int, conn: Connection, shared: tuple, seed: int) -> None:
     parent = become_child()
     torch.set_num_threads(1)
     torch.manual_seed(seed)
+    cfg = OmegaConf.create(cfg_dict)
+    os.nice(cfg.actors.nice)  # before the envs start their threads, which inherit it
     try:
-        actor = Actor(OmegaConf.create(cfg_dict), layout, slots, weights, seed)
+        actor = Actor(cfg, layout, slots, weights, seed)
         while os.getppid() == parent:
             heartbeat[worker] = time.time()
             if not conn.poll(POLL_SECONDS):

@@ -48,6 +48,7 @@ RULES: list[Rule] = [
     ("actors.timeout", lambda v: number(v) and v > 0, "> 0 seconds"),
     ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("actors.window", lambda v: number(v) and v > 0, "> 0 seconds"),
+    ("actors.nice", lambda v: isinstance(v, int) and 0 <= v <= 19, "an integer from 0 to 19"),
     ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("model.encoder", one_of(ENCODERS), f"one of {', '.join(ENCODERS)}"),
     ("model.hidden_size", positive_int, "a positive integer"),

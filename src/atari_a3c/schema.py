@@ -90,6 +90,7 @@ class ActorsConfig:
     timeout: float
     max_failures: int
     window: float
+    nice: int
 
 
 @dataclass
