@@ -79,14 +79,12 @@ def train_command(game: str, seed: int, frames: int, overrides: list[str]) -> li
     return ["python", "train.py", f"env={game}", f"seed={seed}", f"frames={frames}", *overrides]
 
 
-def run(cmd: list[str], log: Path) -> float:
-    """Run `cmd` in the repo with output to `log`; returns its wall-clock seconds."""
-    start = time.perf_counter()
+def run(cmd: list[str], log: Path) -> None:
+    """Run `cmd` in the repo with output to `log`; exit naming it if it fails."""
     with log.open("a") as f:
         code = subprocess.call([sys.executable, *cmd[1:]], cwd=REPO, stdout=f, stderr=f)
     if code != 0:
         sys.exit(f"failed ({code}): {shlex.join(cmd)}; see {log}")
-    return time.perf_counter() - start
 
 
 def checkpoint_meta(run_dir: Path) -> dict | None:
@@ -115,10 +113,12 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     print(f"{game} seed {seed}: {'resuming at ' + str(meta['frames']) if meta else 'training'}")
     before = wall_seconds(run_dir) if meta else 0.0
     run_dir.mkdir(parents=True, exist_ok=True)
-    seconds = run(
-        [*cmd, f"hydra.run.dir={run_dir}", *extra], run_dir.parent / f"{run_dir.name}.log"
-    )
-    (run_dir / WALL_FILE).write_text(json.dumps({"seconds": before + seconds}))
+    start = time.perf_counter()
+    try:
+        run([*cmd, f"hydra.run.dir={run_dir}", *extra], run_dir.parent / f"{run_dir.name}.log")
+    finally:  # a stopped run's time counts too: the next invocation resumes it
+        seconds = before + time.perf_counter() - start
+        (run_dir / WALL_FILE).write_text(json.dumps({"seconds": seconds}))
     return cmd
 
 

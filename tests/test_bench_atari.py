@@ -43,3 +43,10 @@ def test_bench_records_a_game_then_completes_and_skips_it(tmp_path):
 def test_bench_refuses_an_unknown_game(tmp_path):
     result = bench(tmp_path, "--games", "pongg")
     assert result.returncode == 2 and "unknown game(s) pongg" in result.stderr
+
+
+def test_bench_keeps_the_time_of_a_training_that_stopped_short(tmp_path):
+    result = bench(tmp_path, *TINY, "algo.gamma=1.5")  # train.py stops at once (exit 2)
+    assert result.returncode != 0 and "failed (2)" in result.stderr
+    wall = json.loads((tmp_path / "runs" / "pong-seed3" / "bench_wall_seconds.json").read_text())
+    assert wall["seconds"] > 0, "the next invocation resumes from last.ckpt and adds to this"
