@@ -55,7 +55,7 @@ def test_actors_and_their_emulator_threads_yield_the_cores_to_the_learner():
         (actor,) = [psutil.Process(p.pid) for p in pool.processes]
         threads = [psutil.Process(t.id) for t in actor.threads()]
         assert len(threads) >= 3, "the actor's thread and two emulator threads"
-        assert {t.nice() for t in threads} == {psutil.Process().nice() + 7}
+        assert {t.nice() for t in threads} == {min(19, psutil.Process().nice() + 7)}
     finally:
         pool.stop()
 
