@@ -1,4 +1,4 @@
-"""The seven-game table's median: one score per game, its seeds averaged."""
+"""The seven-game table: its median (one score per game, its seeds averaged) and targets."""
 
 import sys
 
@@ -21,3 +21,9 @@ def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
     records += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
     assert sorted(atari.game_scores(records)) == [0.0, 0.5, 1.0]
     assert "Median human-normalized score: 0.500 over 3 games" in atari.summary_table(records)
+
+
+def test_a_dqn_record_is_held_to_the_dqn_target():
+    dqn = record("breakout", 1, 60.0) | {"algo": "dqn"}
+    rows = atari.summary_table([dqn, record("breakout", 2, 60.0)]).splitlines()
+    assert "| 50 |" in rows[2] and "| 280 |" in rows[3]
