@@ -17,9 +17,11 @@ resumed, so the runs can be spread over several sittings. After every game it re
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -82,11 +84,29 @@ def train_command(game: str, seed: int, frames: int, overrides: list[str]) -> li
 
 
 def run(cmd: list[str], log: Path) -> None:
-    """Run `cmd` in the repo with output to `log`; exit naming it if it fails."""
+    """Run `cmd` in the repo with output to `log`; exit naming it if it fails or is stopped."""
     with log.open("a") as f:
-        code = subprocess.call([sys.executable, *cmd[1:]], cwd=REPO, stdout=f, stderr=f)
+        proc = subprocess.Popen([sys.executable, *cmd[1:]], cwd=REPO, stdout=f, stderr=f,
+                                start_new_session=True)  # fmt: skip
+        with signals_passed_to(proc):
+            code = proc.wait()
+    if code in (128 + signal.SIGINT, 128 + signal.SIGTERM):
+        sys.exit(f"stopped ({code}): {shlex.join(cmd)}; the same bench command resumes it")
     if code != 0:
         sys.exit(f"failed ({code}): {shlex.join(cmd)}; see {log}")
+
+
+@contextlib.contextmanager
+def signals_passed_to(proc: subprocess.Popen):
+    """Ctrl-C and SIGTERM go to `proc` alone, once per signal: train.py saves last.ckpt on the
+    first and exits at once on the second (were the bench to stop first, the run would be lost)."""
+    signums = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.signal(s, lambda signum, _: proc.send_signal(signum)) for s in signums}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def checkpoint_meta(run_dir: Path) -> dict | None:

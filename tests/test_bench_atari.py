@@ -1,10 +1,13 @@
 """The seven-game benchmark: trains, scores with evaluate.py, records, and skips what it has."""
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+import torch
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -13,10 +16,14 @@ TINY = ("workers=1", "envs_per_worker=2", "callbacks.eval.every_frames=2000")
 TINY += ("callbacks.eval.episodes=1", "callbacks.eval.at_end=false")
 
 
-def bench(tmp_path, *args: str) -> subprocess.CompletedProcess:
+def bench_command(tmp_path, *args: str, frames: int = 4000) -> list[str]:
     cmd = [sys.executable, str(ROOT / "benchmarks" / "atari.py"), "--games", "pong"]
-    cmd += ["--frames", "4000", "--episodes", "2", "--seeds", "3"]
-    cmd += ["--out", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *args]
+    cmd += ["--frames", str(frames), "--episodes", "2", "--seeds", "3"]
+    return cmd + ["--out", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *args]
+
+
+def bench(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    cmd = bench_command(tmp_path, *args)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
@@ -50,3 +57,18 @@ def test_bench_keeps_the_time_of_a_training_that_stopped_short(tmp_path):
     assert result.returncode != 0 and "failed (2)" in result.stderr
     wall = json.loads((tmp_path / "runs" / "pong-seed3" / "bench_wall_seconds.json").read_text())
     assert wall["seconds"] > 0, "the next invocation resumes from last.ckpt and adds to this"
+
+
+def test_ctrl_c_on_the_bench_saves_the_training_it_runs(tmp_path):
+    cmd = bench_command(tmp_path, *TINY, frames=10_000_000)
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    proc = subprocess.Popen(cmd, cwd=ROOT, text=True, **pipes)
+    log = tmp_path / "runs" / "pong-seed3.log"
+    deadline = time.monotonic() + 300
+    while not (log.exists() and "frame/s" in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(1)
+    proc.send_signal(signal.SIGINT)  # the bench alone, as `kill -INT` does
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode != 0 and "stopped (130)" in err, err[-3000:]
+    ckpt = torch.load(tmp_path / "runs" / "pong-seed3" / "checkpoints" / "last.ckpt")
+    assert 0 < ckpt["atari_a3c"]["frames"] < 10_000_000, "the run stopped early and was saved"
