@@ -17,6 +17,18 @@ pytestmark = pytest.mark.slow
 
 CARTPOLE = ("experiment=cartpole", "logger=csv", "callbacks.eval.at_end=false")
 CARTPOLE += ("callbacks.eval.every_frames=100000000",)
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def end_what_the_test_started():
+    """A failed test's training is killed and reaped, so it leaves no process to the next."""
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
 
 
 def start(
@@ -24,7 +36,7 @@ def start(
 ) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(TESTS), "FAULT_MARKER": str(marker or "")}
     args = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *overrides]
-    return subprocess.Popen(
+    process = subprocess.Popen(
         args,
         env=env,
         cwd=ROOT,
@@ -33,6 +45,8 @@ def start(
         text=True,
         start_new_session=new_group,
     )
+    STARTED.append(process)
+    return process
 
 
 def wait_for_training(run_dir: Path, process: subprocess.Popen, timeout: float = 60) -> None:
@@ -55,7 +69,15 @@ def actor_pids(pid: int) -> list[int]:
 def children(pid: int) -> list[psutil.Process]:
     """The fork server and what it forked (the resource tracker is Python's own)."""
     found = psutil.Process(pid).children(recursive=True)
-    return [c for c in found if "forkserver" in " ".join(c.cmdline())]
+    return [c for c in found if "forkserver" in command_line(c)]
+
+
+def command_line(process: psutil.Process) -> str:
+    """Empty for a process that has exited since it was listed."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:  # ZombieProcess included
+        return ""
 
 
 def child_pids(pid: int) -> list[int]:
