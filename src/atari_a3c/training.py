@@ -22,6 +22,7 @@ from atari_a3c.callbacks import (
     CheckpointArtifacts,
     FrameProgressBar,
     LastCheckpoint,
+    PolicyAverage,
     StopWhenSolved,
 )
 from atari_a3c.checkpoint import (
@@ -130,6 +131,8 @@ def train(cfg: DictConfig) -> float:
         ),
         FrameProgressBar(),
     ]
+    if cfg.callbacks.average_decay is not None:
+        callbacks.insert(0, PolicyAverage(cfg.callbacks.average_decay))  # averages before saves
     if cfg.callbacks.stop_at_score is not None:
         callbacks.append(StopWhenSolved(cfg.callbacks.stop_at_score))
     if cfg.callbacks.wandb_artifacts:
