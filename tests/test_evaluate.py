@@ -7,8 +7,6 @@ import pytest
 import torch
 from conftest import read_metrics, run_script, train
 
-from atari_a3c.checkpoint import model_weights, policy_from_checkpoint
-
 pytestmark = pytest.mark.slow
 
 TINY_PONG = ("debug=tiny", "logger=none", "callbacks.eval.at_end=false")
@@ -49,20 +47,6 @@ def test_results_json_and_csv_hold_every_game(cartpole_run, tmp_path):
     assert [g["seed"] for g in report["games"]] == [0, 1, 2, 3]
     assert report["env_id"] == "CartPole-v1" and report["frames_trained"] >= 30000
     assert len((tmp_path / "results.csv").read_text().splitlines()) == 5
-
-
-def test_checkpoints_hold_the_average_and_the_learners_own_weights(tmp_path):
-    run_dir = tmp_path / "run"
-    train(run_dir, *TINY_PONG, "callbacks.average_decay=0.99")
-    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
-    assert checkpoint["averaging_state"]["n_averaged"] == checkpoint["global_step"]
-    average, own = model_weights(checkpoint), model_weights(checkpoint, learner=True)
-    assert average.keys() == own.keys()
-    moved = [name for name in own if not torch.equal(average[name], own[name])]
-    assert "encoder.0.weight" in moved and "policy.weight" in moved
-    assert torch.equal(average["obs_mean"], own["obs_mean"])  # buffers: the learner's own
-    _, model = policy_from_checkpoint(checkpoint, learner=True)
-    assert torch.equal(model.state_dict()["policy.weight"], own["policy.weight"])
 
 
 def test_render_writes_game_sized_mp4_gif_and_wandb_run(pong_run, tmp_path):

@@ -40,7 +40,6 @@ def test_a_wandb_artifact_without_a_server_is_one_line(monkeypatch):
     [
         ("episodes=0", "episodes must be a positive integer"),
         ("seed=-1", "seed must be an integer"),
-        ("learner_weights=1", "learner_weights must be true or false, got 1"),
         ("render=human", "render=human needs a display (DISPLAY is not set)"),
         ("render=true", "render plays one checkpoint; compare checkpoints without it"),
         ("replay=game-1.npz", "replay plays recorded actions: it takes no ckpt"),

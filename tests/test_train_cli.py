@@ -73,7 +73,6 @@ def test_spaceinvaders_adam(run_dir):
         ("algo.popart_rate=1", "algo.popart_rate must be in [0, 1)"),
         ("algo.obs_mean_rate=-0.1", "algo.obs_mean_rate must be in [0, 1)"),
         ("algo.lr_warmup_frames=-1", "algo.lr_warmup_frames must be an integer >= 0, got -1"),
-        ("callbacks.average_decay=1", "callbacks.average_decay must be in [0, 1) or null, got 1"),
         ("actors.nice=20", "actors.nice must be an integer from 0 to 19, got 20"),
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),

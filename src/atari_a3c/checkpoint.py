@@ -140,13 +140,14 @@ def check_same_model(checkpoint: dict, model_cfg: DictConfig, obs_shape, num_act
             )
 
 
-def model_weights(checkpoint: dict, learner: bool = False) -> dict:
-    """The policy's weights in a learner's state dict (not a DQN's target network): the moving
-    average a checkpoint holds with `callbacks.average_decay`, or with `learner` the learner's
-    own (the only ones in a checkpoint without an average)."""
+def model_weights(checkpoint: dict) -> dict:
+    """The policy's weights in a learner's state dict (not a DQN's target network)."""
     prefix = "model."
-    key = "current_model_state" if learner and "current_model_state" in checkpoint else "state_dict"
-    return {k.removeprefix(prefix): v for k, v in checkpoint[key].items() if k.startswith(prefix)}
+    return {
+        k.removeprefix(prefix): v
+        for k, v in checkpoint["state_dict"].items()
+        if k.startswith(prefix)
+    }
 
 
 def trained_model(checkpoint: dict) -> str:
@@ -154,13 +155,10 @@ def trained_model(checkpoint: dict) -> str:
     return f"model.encoder={model['encoder']} model.hidden_size={model['hidden_size']}"
 
 
-def policy_from_checkpoint(
-    checkpoint: dict, learner: bool = False
-) -> tuple[DictConfig, ActorCritic]:
-    """The training config and the trained model (see `model_weights`), rebuilt from a checkpoint
-    dict."""
+def policy_from_checkpoint(checkpoint: dict) -> tuple[DictConfig, ActorCritic]:
+    """The training config and the trained model, rebuilt from a checkpoint dict."""
     meta = checkpoint[KEY]
     cfg = OmegaConf.create(meta["config"])
     model = build_model(cfg.model, tuple(meta["obs_shape"]), meta["num_actions"])
-    model.load_state_dict(model_weights(checkpoint, learner))
+    model.load_state_dict(model_weights(checkpoint))
     return cfg, model.eval()

@@ -45,9 +45,8 @@ def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
         raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
     if cfg.render not in RENDER:
         raise ConfigError(f"render must be one of false, true, human, got {cfg.render!r}")
-    for key in ("greedy", "learner_weights"):
-        if not isinstance(cfg[key], bool):
-            raise ConfigError(f"{key} must be true or false, got {cfg[key]!r}")
+    if not isinstance(cfg.greedy, bool):
+        raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
     if cfg.render == "human" and not os.environ.get("DISPLAY"):
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
     if cfg.output_dir:
@@ -103,7 +102,7 @@ def compare(cfg: DictConfig, loaded: list[tuple[dict, DictConfig]]) -> float:
     """Every checkpoint plays the same `episodes` games; one table with paired differences."""
     results = []
     for ref, (checkpoint, train_cfg) in zip(checkpoint_refs(cfg), loaded, strict=True):
-        _, model = policy_from_checkpoint(checkpoint, cfg.learner_weights)
+        _, model = policy_from_checkpoint(checkpoint)
         games = play(train_cfg, model, cfg.episodes, cfg.seed, cfg.greedy)
         results.append((ref, games))
         print(f"{ref}: {summarize(games)['mean']:.2f} over {cfg.episodes} games", flush=True)
@@ -146,7 +145,7 @@ def evaluate(cfg: DictConfig) -> float:
     if len(loaded) > 1:
         return compare(cfg, loaded)
     checkpoint, train_cfg = loaded[0]
-    _, model = policy_from_checkpoint(checkpoint, cfg.learner_weights)
+    _, model = policy_from_checkpoint(checkpoint)
     out = output_dir(cfg)
     video_dir = out / "videos" if cfg.render is True else None
     scores: list[float] = []
