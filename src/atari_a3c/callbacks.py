@@ -1,5 +1,5 @@
-"""Callbacks: actor lifecycle, frame-based checkpoints, a moving average of the weights, stopping
-when solved, W&B checkpoint artifacts and a progress bar in env frames."""
+"""Callbacks: actor lifecycle, frame-based checkpoints, stopping when solved, W&B checkpoint
+artifacts and a progress bar in env frames."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 import lightning as L
 import psutil
-import torch
-from lightning.pytorch.callbacks import Callback, ProgressBar, WeightAveraging
+from lightning.pytorch.callbacks import Callback, ProgressBar
 from lightning.pytorch.loggers import WandbLogger
 from tqdm.auto import tqdm
 
@@ -79,24 +78,6 @@ class LastCheckpoint(Callback):
         trainer.save_checkpoint(self.path, weights_only=False)
         if trainer.is_global_zero:
             plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
-
-
-class PolicyAverage(WeightAveraging):
-    """Every checkpoint (so every evaluation, `best.ckpt` and `last.ckpt`) holds an exponential
-    moving average of the learner's weights, updated after each update with `decay` (lower while
-    fewer than ~10/(1 - decay) updates are in); the learner and the actors keep their own, which
-    the checkpoint stores as `current_model_state` and a resumed run goes on from. Buffers (the
-    mean frame, PopArt's statistics) are the learner's current ones."""
-
-    def __init__(self, decay: float):
-        def ema(averaged: list, current: list, count: torch.Tensor) -> None:
-            n = count.item()
-            torch._foreach_lerp_(averaged, current, 1 - min(decay, (1 + n) / (10 + n)))
-
-        super().__init__(use_buffers=False, multi_avg_fn=torch.no_grad()(ema))
-
-    def on_train_end(self, trainer, pl_module) -> None:
-        """Keep the learner's own weights (the base class copies the average over them)."""
 
 
 class StopWhenSolved(Callback):

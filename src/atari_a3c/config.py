@@ -45,11 +45,6 @@ RULES: list[Rule] = [
     ("callbacks.checkpoint_every_frames", positive_int, "a positive integer"),
     ("callbacks.eval.every_frames", positive_int, "a positive integer"),
     ("callbacks.eval.episodes", positive_int, "a positive integer"),
-    (
-        "callbacks.average_decay",
-        lambda v: v is None or number(v) and 0 <= v < 1,
-        "in [0, 1) or null",
-    ),
     ("actors.timeout", lambda v: number(v) and v > 0, "> 0 seconds"),
     ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("actors.window", lambda v: number(v) and v > 0, "> 0 seconds"),

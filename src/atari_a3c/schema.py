@@ -82,7 +82,6 @@ class CallbacksConfig:
     checkpoint_every_frames: int
     wandb_artifacts: bool
     eval: EvalConfig
-    average_decay: float | None = None
     stop_at_score: float | None = None
 
 

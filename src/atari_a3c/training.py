@@ -22,7 +22,6 @@ from atari_a3c.callbacks import (
     CheckpointArtifacts,
     FrameProgressBar,
     LastCheckpoint,
-    PolicyAverage,
     StopWhenSolved,
 )
 from atari_a3c.checkpoint import (
@@ -131,8 +130,6 @@ def train(cfg: DictConfig) -> float:
         ),
         FrameProgressBar(),
     ]
-    if cfg.callbacks.average_decay is not None:
-        callbacks.insert(0, PolicyAverage(cfg.callbacks.average_decay))  # averages before saves
     if cfg.callbacks.stop_at_score is not None:
         callbacks.append(StopWhenSolved(cfg.callbacks.stop_at_score))
     if cfg.callbacks.wandb_artifacts:
