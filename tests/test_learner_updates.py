@@ -46,42 +46,36 @@ def test_non_finite_gradients_skip_the_update():
     assert learner.skipped_updates == 1
 
 
-def policy_loss(learner: ActorCriticLearner, reward_scale: float) -> torch.Tensor:
-    """The policy term on a fixed CartPole-shaped batch whose rewards are scaled."""
+def scaled_losses(learner: ActorCriticLearner, scale: float):
+    """The losses on a fixed CartPole-shaped batch whose rewards, and PopArt's std, are
+    multiplied by `scale`."""
+    learner.model.value_std.fill_(scale)
     g = torch.Generator().manual_seed(0)
-    steps, envs = 6, 4
+    steps, envs = 4, 3
     batch = {
         "obs": torch.randn(steps + 1, envs, 4, generator=g),
         "done": torch.zeros(steps + 1, envs, dtype=torch.bool),
         "action": torch.randint(0, 2, (steps, envs), generator=g),
-        "reward": reward_scale * torch.randn(steps, envs, generator=g),
+        "reward": scale * torch.randn(steps, envs, generator=g),
         "h0": torch.zeros(envs, 128),
         "c0": torch.zeros(envs, 128),
     }
     with torch.no_grad():
         logits, values, _ = learner.model(batch["obs"], batch["done"], (batch["h0"], batch["c0"]))
-        return losses(learner, batch, logits, values)[0].policy
+        return losses(learner, batch, logits, values)[0]
 
 
 def test_popart_value_loss_is_measured_in_units_of_the_return_std():
     learner, _ = make_learner("algo.popart_rate=0.01")
-    batch_loss = {}
-    for std in (1.0, 100.0):
-        learner.model.value_std.fill_(std)
-        g = torch.Generator().manual_seed(0)
-        batch = {
-            "obs": torch.randn(5, 3, 4, generator=g),
-            "done": torch.zeros(5, 3, dtype=torch.bool),
-            "action": torch.randint(0, 2, (4, 3), generator=g),
-            "reward": std * torch.randn(4, 3, generator=g),
-            "h0": torch.zeros(3, 128),
-            "c0": torch.zeros(3, 128),
-        }
-        with torch.no_grad():
-            state = (batch["h0"], batch["c0"])
-            logits, values, _ = learner.model(batch["obs"], batch["done"], state)
-            batch_loss[std] = losses(learner, batch, logits, values)[0].value
-    torch.testing.assert_close(batch_loss[1.0], batch_loss[100.0], rtol=1e-4, atol=0)
+    small, large = scaled_losses(learner, 1.0), scaled_losses(learner, 100.0)
+    torch.testing.assert_close(small.value, large.value, rtol=1e-4, atol=0)
+    torch.testing.assert_close(100 * small.policy, large.policy, rtol=1e-4, atol=0)
+
+
+def test_popart_advantages_make_the_policy_step_independent_of_the_reward_scale():
+    learner, _ = make_learner("algo.popart_rate=0.01", "algo.popart_advantages=true")
+    small, large = scaled_losses(learner, 1.0), scaled_losses(learner, 100.0)
+    torch.testing.assert_close(small.policy, large.policy, rtol=1e-4, atol=0)
 
 
 def test_the_learning_rate_rises_over_the_warmup_and_falls_with_the_decay():
