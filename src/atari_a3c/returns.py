@@ -96,8 +96,7 @@ def rollout_losses(
 ) -> tuple[Losses, Tensor]:
     """The loss on a rollout batch (`[T + 1, B]` outputs, the last step only bootstraps) and
     its value targets: n-step/GAE (`algo.name` a3c) or V-trace (impala) targets, then the
-    actor-critic loss with values and targets normalized by PopArt's `value_norm` (mean, std),
-    and the advantages divided by its std too if `algo.popart_advantages`."""
+    actor-critic loss with values and targets normalized by PopArt's `value_norm` (mean, std)."""
     discounts = algo.gamma * (~batch["done"][1:]).float()
     bootstrap, values_t = values[-1].detach(), values[:-1]
     logits_t, actions = logits[:-1], batch["action"]
@@ -123,7 +122,7 @@ def rollout_losses(
         logits_t,
         actions,
         (values_t - mean) / std,
-        advantages / std if algo.popart_advantages else advantages,
+        advantages,
         (targets - mean) / std,
         algo.entropy_coef,
         algo.value_coef,
