@@ -65,7 +65,7 @@ def scaled_losses(learner: ActorCriticLearner, scale: float):
         return losses(learner, batch, logits, values)[0]
 
 
-def test_popart_value_loss_is_measured_in_units_of_the_return_std():
+def test_popart_scales_the_value_loss_to_the_return_std_and_leaves_advantages_raw():
     learner, _ = make_learner("algo.popart_rate=0.01")
     small, large = scaled_losses(learner, 1.0), scaled_losses(learner, 100.0)
     torch.testing.assert_close(small.value, large.value, rtol=1e-4, atol=0)
