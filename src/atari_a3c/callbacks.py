@@ -37,7 +37,7 @@ class ActorSync(Callback):
         if not self.updated:
             self.updated = True
             metrics["perf/startup_s"] = time.time() - psutil.Process().create_time()
-        pl_module.log_dict(metrics, batch_size=1)
+        pl_module.add_metrics(metrics)
 
     def on_fit_end(self, trainer, pl_module) -> None:
         self.pool.stop()

@@ -37,7 +37,7 @@ class QLearner(ActorCriticLearner):
         loss, targets = q_losses(q, target_q, batch, algo)
         metrics = {"losses/total": loss, "losses/q_target": targets.mean()}
         metrics["charts/epsilon"] = epsilon(algo, self.frames)  # the actors' exploration rate
-        self.log_dict(metrics | {"charts/frames": float(self.frames)}, batch_size=targets.numel())
+        self.add_metrics(metrics | {"charts/frames": float(self.frames)})
         return loss
 
     def on_train_start(self) -> None:
