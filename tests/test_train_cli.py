@@ -1,11 +1,14 @@
 """`python train.py` as a user runs it: real emulator, real Trainer, real files; bad input is
 refused in one line before anything starts."""
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
 import torch
-from conftest import ROOT, compose, read_metrics, run_script, train
+from conftest import ROOT, TESTS, compose, read_metrics, run_script, train
 
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
@@ -49,7 +52,7 @@ def test_default_learner_tracks_its_statistics_and_writes_metrics_every_n_update
     assert abs(newest_frame.flatten().mode().values - 87 / 255) < 0.02  # Pong's gray background
     rows = read_metrics(run_dir)  # 4,000 frames: no Pong game is over yet
     written = [row for row in rows if "losses/total" in row]
-    steps = [int(row["step"]) for row in written]
+    steps = [int(row["step"]) + 1 for row in written]  # the logged step is an update's index
     assert steps[:-1] == list(range(7, 7 * len(steps), 7)) and steps[-1] == updates  # + the last
     assert written[-1]["charts/frames"] == 4000 and written[-1]["charts/fps"] > 0
     assert not any("charts/mean_return_100" in row for row in rows)
@@ -57,6 +60,26 @@ def test_default_learner_tracks_its_statistics_and_writes_metrics_every_n_update
     assert lags and all(0 <= lag < 10 for lag in lags)
     startups = {row["perf/startup_s"] for row in rows if "perf/startup_s" in row}
     assert len(startups) == 1 and 0 < startups.pop() < elapsed  # once: the first update
+
+
+def test_the_metrics_file_is_written_while_training_runs(run_dir):
+    """The CSV logger writes its file every 100 updates; a user watches it during the run."""
+    command = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", "debug=tiny"]
+    command += ["frames=16000", "logger=csv", "callbacks.eval.at_end=false"]  # 400 updates
+    training = subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(TESTS)})
+    try:
+        frames = []  # in the file when it first holds any
+        while training.poll() is None and not frames:
+            time.sleep(0.01)
+            if list(run_dir.glob("csv/version_*/metrics.csv")):
+                frames = [
+                    row["charts/frames"] for row in read_metrics(run_dir) if "charts/frames" in row
+                ]
+        assert training.wait(timeout=300) == 0
+    finally:
+        training.kill()
+    assert frames and max(frames) < 16000, "metrics.csv appeared only when training ended"
+    assert max(row["charts/frames"] for row in read_metrics(run_dir)) == 16000
 
 
 @pytest.mark.slow

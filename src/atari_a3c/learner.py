@@ -144,14 +144,15 @@ class ActorCriticLearner(L.LightningModule):
 
     def write_metrics(self) -> None:
         """The kept metrics, and `charts/fps` since the last write that brought frames, to every
-        logger at this optimizer step."""
+        logger at Lightning's own step, the index of the last update (the CSV logger writes its
+        file when that index is a multiple of 100, less 1)."""
         metrics = {name: float(value) for name, value in self.pending_metrics.items()}
         now, (then, frames_then) = time.perf_counter(), self._rate_mark
         if self.frames > frames_then:  # DQN trains on several batches per rollout
             metrics["charts/fps"] = (self.frames - frames_then) / (now - then)
             self._rate_mark = (now, self.frames)
         for logger in self.loggers:
-            logger.log_metrics(metrics, step=self.global_step)
+            logger.log_metrics(metrics, step=max(self.global_step - 1, 0))
         self.pending_metrics.clear()
         self._batches_since_write = 0
 
