@@ -1,15 +1,9 @@
-"""Playing games in parallel, their policy steps batched, changes no game; the evaluation
-process."""
+"""Playing games in parallel, their policy steps batched, changes no game."""
 
-import time
-
-import psutil
 import torch
 from conftest import compose
 
 from atari_a3c import play as play_module
-from atari_a3c.checkpoint_sources import locate
-from atari_a3c.child_process import context
 from atari_a3c.envs import env_spec
 from atari_a3c.models import build_model
 
@@ -47,18 +41,3 @@ def test_evaluation_presses_fire_after_each_lost_life_in_breakout():
     cfg = compose(*limit, "env.fire_reset=false")
     [idle] = play_module.play(cfg, noop_policy(cfg), 1, seed=0)
     assert idle.length > 470 and idle.score == 0, "without FIRE the ball never comes: time's up"
-
-
-def test_the_evaluation_process_yields_the_cores_at_the_niceness_it_is_given():
-    ctx = context()
-    args = (str(locate("pretrained/pong")), 1, 0, ctx.Queue(), 7)
-    process = ctx.Process(target=play_module.score_checkpoint, args=args, daemon=True)
-    process.start()
-    child, wanted = psutil.Process(process.pid), min(19, psutil.Process().nice() + 7)
-    deadline = time.monotonic() + 60  # a whole game of Pong takes longer
-    while child.nice() != wanted and time.monotonic() < deadline:
-        time.sleep(0.01)
-    niceness = child.nice()
-    process.kill()
-    process.join()
-    assert niceness == wanted

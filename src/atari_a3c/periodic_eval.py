@@ -33,10 +33,8 @@ class PeriodicEvaluation(Callback):
         seed: int,
         at_end: bool,
         stopping: Callable[[], bool] = lambda: False,
-        nice: int = 0,
     ):
         self.dir = Path(dirpath)
-        self.nice = nice  # niceness of the evaluation process: the learner's update comes first
         self.stopping = stopping  # a signal asked to stop: end a running evaluation, start none
         self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
         self.at_end = at_end
@@ -84,7 +82,7 @@ class PeriodicEvaluation(Callback):
         )  # every rank takes part; rank 0 writes
         if not trainer.is_global_zero:
             return
-        args = (str(self.candidate), self.episodes, self.seed, self.results, self.nice)
+        args = (str(self.candidate), self.episodes, self.seed, self.results)
         self.process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
         self.process.start()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from collections.abc import Callable
@@ -168,12 +167,10 @@ def play_batched(games: Games, model: ActorCritic, choose: Callable[[Tensor], Te
             first[slot] = games.step(slot, action)
 
 
-def score_checkpoint(path: str, episodes: int, seed: int, results, nice: int = 0) -> None:
-    """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy at
-    niceness `nice` and put their scores on `results`. Imports no Lightning: the fork server has
-    its modules loaded."""
+def score_checkpoint(path: str, episodes: int, seed: int, results) -> None:
+    """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy and
+    put their scores on `results`. Imports no Lightning: the fork server has its modules loaded."""
     become_child()
-    os.nice(nice)
     torch.set_num_threads(1)
     cfg, model = policy_from_checkpoint(load_checkpoint(path))
     results.put([game.score for game in play(cfg, model, episodes, seed)])

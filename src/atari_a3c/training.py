@@ -126,7 +126,6 @@ def train(cfg: DictConfig) -> float:
             run_dir / "checkpoints",
             seed=cfg.seed,
             stopping=shutdown.requested,  # a signal ends a running evaluation
-            nice=cfg.actors.nice,  # it yields the cores to the learner, as the actors do
             **cfg.callbacks.eval,
         ),
         FrameProgressBar(),
