@@ -135,7 +135,7 @@ class ActorCriticLearner(L.LightningModule):
         """Write the kept metrics every `log_every_n_steps` batches and when training stops.
 
         The loggers are called directly: `self.log` on every update took about 5% of the
-        learner's time (py-spy on a Pong run), and only one update in `log_every_n_steps` is
+        learner's time (py-spy on a BeamRider run), and one update in `log_every_n_steps` is
         written."""
         self._batches_since_write += 1
         every = self.trainer.log_every_n_steps
