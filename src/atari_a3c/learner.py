@@ -144,8 +144,8 @@ class ActorCriticLearner(L.LightningModule):
 
     def write_metrics(self) -> None:
         """The kept metrics, and `charts/fps` since the last write that brought frames, to every
-        logger at Lightning's own step, the index of the last update (the CSV logger writes its
-        file when that index is a multiple of 100, less 1)."""
+        logger at Lightning's own step (the index of the last update), each then saving them to
+        its files as after Lightning's own logging."""
         metrics = {name: float(value) for name, value in self.pending_metrics.items()}
         now, (then, frames_then) = time.perf_counter(), self._rate_mark
         if self.frames > frames_then:  # DQN trains on several batches per rollout
@@ -153,6 +153,7 @@ class ActorCriticLearner(L.LightningModule):
             self._rate_mark = (now, self.frames)
         for logger in self.loggers:
             logger.log_metrics(metrics, step=max(self.global_step - 1, 0))
+            logger.save()
         self.pending_metrics.clear()
         self._batches_since_write = 0
 
