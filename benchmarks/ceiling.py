@@ -1,10 +1,11 @@
 """The compute-only ceiling of a training config: what its updates and its actors' inference
 would allow if the machine's cores did nothing else (no emulator, no waiting, no logging).
 
-`compute_ceiling(cfg)` times, on random frames and one thread each in the run-time precision,
-one learner update of the config's shape (forward over the rollout and its bootstrap step, the
-loss, backward, clipping, the optimizer step, the running statistics) and one actor step of its
-envs (no-grad, prepared as the actors prepare it). Used by `benchmarks/throughput.py`.
+`compute_ceiling(cfg)` times, on random frames and one thread each in the run-time precision
+with the learner's malloc settings, one learner update of the config's shape (forward over the
+rollout and its bootstrap step, the loss, backward, clipping, the optimizer step, the running
+statistics) and one actor step of its envs (no-grad, prepared as the actors prepare it).
+Used by `benchmarks/throughput.py`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import torch
 
 from atari_a3c import returns as R
 from atari_a3c.envs import env_spec
-from atari_a3c.hardware import cores, resolve_precision
+from atari_a3c.hardware import cores, keep_freed_memory, resolve_precision
 from atari_a3c.models import build_model, prepare_inference
 
 
@@ -97,6 +98,7 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
     acting = random_batch(0, envs, spec, model.hidden_size)  # one step's frames
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
+    keep_freed_memory()  # as the learner's process runs
     try:
         update_ms = median_ms(update_step(cfg, model, batch), repeats)
         act_ms = median_ms(acting_step(model, acting), 10 * repeats)

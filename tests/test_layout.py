@@ -1,5 +1,9 @@
 """The default layout: actors, emulator threads and learner threads sized from the cores."""
 
+import ctypes
+import subprocess
+import sys
+
 import pytest
 import torch
 from conftest import compose
@@ -39,3 +43,33 @@ def test_conv_nets_are_channels_last():
     model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
     conv = model.encoder[0].weight
     assert conv.is_contiguous(memory_format=torch.channels_last) and not conv.is_contiguous()
+
+
+MALLINFO = """
+import ctypes, sys, torch
+from atari_a3c.hardware import keep_freed_memory
+names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
+fields = [(name, ctypes.c_size_t) for name in names]
+MallInfo2 = type("MallInfo2", (ctypes.Structure,), {"_fields_": fields})
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "keep":
+    assert keep_freed_memory()
+before = libc.mallinfo2().hblkhd  # bytes in blocks mapped outside the heap
+tensor = torch.ones(40 * 2**20, dtype=torch.uint8)  # as large as the A3C net's first activations
+print(libc.mallinfo2().hblkhd - before)
+"""
+
+
+@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "mallinfo2"), reason="needs glibc >= 2.33")
+def test_keep_freed_memory_serves_large_tensors_from_the_heap():
+    """After it, a 40 MB tensor comes from malloc's heap (kept for the next update when freed),
+    where by default glibc maps it fresh from the OS."""
+
+    def newly_mapped_bytes(mode: str) -> int:
+        run = subprocess.run([sys.executable, "-c", MALLINFO, mode], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return int(run.stdout)
+
+    assert newly_mapped_bytes("default") >= 40 * 2**20
+    assert newly_mapped_bytes("keep") == 0

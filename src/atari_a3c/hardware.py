@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import os
 from pathlib import Path
@@ -59,3 +61,21 @@ def actor_layout(num_cores: int) -> tuple[int, int]:
 def learner_threads(num_cores: int, workers: int, env_threads: int) -> int:
     """The cores the actors' emulator threads leave free, at least one."""
     return max(1, num_cores - workers * env_threads)
+
+
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
+
+
+def keep_freed_memory() -> bool:
+    """Have glibc's malloc serve every block from its heap and keep what is freed there for the
+    next allocation, instead of mapping blocks over 32 MB fresh from the OS each time.
+
+    A learner update of the A3C port's net allocates several 39 MB tensors (its first layer's
+    activations, pool indices and gradient); mapped afresh, their page faults cost as much as
+    the layer's arithmetic (BENCHMARKS.md). False where the C library is not glibc.
+    """
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    if libc is None or not hasattr(libc, "mallopt") or not hasattr(libc, "gnu_get_libc_version"):
+        return False
+    return bool(libc.mallopt(M_MMAP_MAX, 0)) and bool(libc.mallopt(M_TRIM_THRESHOLD, 2**30))

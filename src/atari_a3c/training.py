@@ -31,7 +31,7 @@ from atari_a3c.checkpoint import (
 )
 from atari_a3c.envs import EnvSpec
 from atari_a3c.errors import ConfigError
-from atari_a3c.hardware import resolve_precision
+from atari_a3c.hardware import keep_freed_memory, resolve_precision
 from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
@@ -115,6 +115,7 @@ def train(cfg: DictConfig) -> float:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_num_threads(cfg.learner_threads)
+    keep_freed_memory()  # the update's large tensors reuse the last update's memory
     learner = build_learner(cfg, spec, checkpoints, overrides)
     pool = build_pool(cfg, spec, learner)
     shutdown = GracefulShutdown()
