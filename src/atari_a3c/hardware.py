@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 from pathlib import Path
@@ -74,8 +73,7 @@ def keep_freed_memory() -> bool:
     activations, pool indices and gradient); mapped afresh, their page faults cost as much as
     the layer's arithmetic (BENCHMARKS.md). False where the C library is not glibc.
     """
-    name = ctypes.util.find_library("c")
-    libc = ctypes.CDLL(name) if name else None
-    if libc is None or not hasattr(libc, "mallopt") or not hasattr(libc, "gnu_get_libc_version"):
+    libc = ctypes.CDLL(None)  # the symbols this process has loaded, its C library's among them
+    if not hasattr(libc, "gnu_get_libc_version"):
         return False
     return bool(libc.mallopt(M_MMAP_MAX, 0)) and bool(libc.mallopt(M_TRIM_THRESHOLD, 2**30))
