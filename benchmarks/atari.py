@@ -233,6 +233,9 @@ def summary_table(records: list[dict]) -> str:
     if scores := game_scores(records):
         lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
                      f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
+    if sampled := game_scores(records, "final_sampled"):
+        lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
+                     f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -248,11 +251,13 @@ def cell(summary: dict | None) -> str:
     return f"{summary['mean']:.1f} +- {summary['std']:.1f}" if summary else "-"
 
 
-def game_scores(records: list[dict]) -> list[float]:
-    """Each game's human-normalized greedy score, averaged over its seeds."""
+def game_scores(records: list[dict], key: str = "final") -> list[float]:
+    """Each game's human-normalized score (`key`: greedy `final` or `final_sampled`), averaged
+    over its seeds that have it."""
     by_game: dict[str, list[float]] = {}
     for r in records:
-        by_game.setdefault(r["game"], []).append(normalized(r["game"], r["final"]["mean"]))
+        if r.get(key):
+            by_game.setdefault(r["game"], []).append(normalized(r["game"], r[key]["mean"]))
     return [statistics.fmean(scores) for scores in by_game.values()]
 
 

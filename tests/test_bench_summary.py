@@ -27,3 +27,13 @@ def test_a_dqn_record_is_held_to_the_dqn_target():
     dqn = record("breakout", 1, 60.0) | {"algo": "dqn"}
     rows = atari.summary_table([dqn, record("breakout", 2, 60.0)]).splitlines()
     assert "| 50 |" in rows[2] and "| 280 |" in rows[3]
+
+
+def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
+    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout")}
+    sampled = {"mean": human["pong"], "std": 0.0}
+    records = [record("pong", 1, 0.0) | {"final_sampled": sampled}, record("breakout", 1, 0.0)]
+    assert atari.game_scores(records, "final_sampled") == [1.0]
+    assert "Of sampled play (how the SB3 zoo scores its Atari agents): 1.000 over 1 games" in (
+        atari.summary_table(records)
+    )
