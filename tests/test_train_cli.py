@@ -82,17 +82,6 @@ def test_the_metrics_file_is_written_while_training_runs(run_dir):
     assert max(row["charts/frames"] for row in read_metrics(run_dir)) == 8000
 
 
-def test_each_batch_trains_passes_times_and_brings_its_frames_and_observations_once(run_dir):
-    train(run_dir, "debug=tiny", "logger=none", "algo.passes=3", "callbacks.eval.at_end=false")
-    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
-    weights, meta = checkpoint["state_dict"], checkpoint["atari_a3c"]
-    algo, frame_skip = meta["config"]["algo"], meta["config"]["env"]["frame_skip"]
-    batches = weights["model.obs_updates"].item()  # the observation mean moves on new batches
-    assert batches * algo["unroll"] * 2 * frame_skip == meta["frames"] == 4000  # 2 envs
-    # training stops on the pass that brings the budget's last frames: the last batch's first
-    assert meta["updates"] == weights["model.value_updates"] == 3 * batches - 2
-
-
 @pytest.mark.slow
 def test_spaceinvaders_adam(run_dir):
     train(run_dir, "env=spaceinvaders", "optim=adam", "debug=tiny")
@@ -110,8 +99,6 @@ def test_spaceinvaders_adam(run_dir):
         ("algo.popart_rate=1", "algo.popart_rate must be in [0, 1)"),
         ("algo.obs_mean_rate=-0.1", "algo.obs_mean_rate must be in [0, 1)"),
         ("algo.lr_warmup_frames=-1", "algo.lr_warmup_frames must be an integer >= 0, got -1"),
-        ("algo.passes=0", "algo.passes must be a positive integer, got 0"),
-        ("algo=a3c algo.passes=2", "algo.passes=2 trains on each batch again after the weights"),
         ("actors.nice=20", "actors.nice must be an integer from 0 to 19, got 20"),
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),

@@ -20,7 +20,6 @@ POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
 ]
 ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
     ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("algo.passes", positive_int, "a positive integer"),
 ]
 DQN_RULES: list[Rule] = [
     ("algo.n_step", positive_int, "a positive integer"),
@@ -59,11 +58,6 @@ def validate_algo(cfg: DictConfig) -> None:
         _check_reinforce(cfg)
     else:
         check(cfg, ACTOR_CRITIC_RULES)
-    if algo.passes > 1 and algo.name != "impala":
-        raise ConfigError(
-            f"algo.passes={algo.passes} trains on each batch again after the weights moved, "
-            "which needs V-trace's correction: use algo=impala"
-        )
 
 
 def _check_reinforce(cfg: DictConfig) -> None:

@@ -61,7 +61,7 @@ class ActorCriticLearner(L.LightningModule):
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
         self.stop_if_an_actor_failed(batch)
         self.count_frames(batch)
-        if self.cfg.algo.obs_mean_rate and batch["steps"]:  # new rollouts' first frames only
+        if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
             self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
         if self.cfg.algo.name == "reinforce":
             return self.reinforce_step(batch)
@@ -214,7 +214,7 @@ class ActorCriticLearner(L.LightningModule):
 
     def updates_per_frame(self) -> float:
         """Each rank's optimizer steps per env frame trained on (by all ranks)."""
-        return self.cfg.algo.get("passes", 1) / (self.frames_per_batch * self.trainer.world_size)
+        return 1 / (self.frames_per_batch * self.trainer.world_size)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         checkpoint["atari_a3c"] = {

@@ -20,25 +20,20 @@ FAILURE = "actor_failure"  # the only key of the batch an ActorFailure becomes
 class RolloutDataset(IterableDataset):
     """Endless stream of batches of `batch_rollouts` rollouts; slots go back to the actors at once.
 
-    `steps` counts the env steps a batch brings. Each batch comes `passes` times in a row, its
-    repeats bringing no steps and no games. An ActorFailure becomes a batch holding only its
-    message under FAILURE, so that under DDP every rank stops at that step. Use with
+    `steps` counts the env steps a batch brings. An ActorFailure becomes a batch holding only
+    its message under FAILURE, so that under DDP every rank stops at that step. Use with
     `DataLoader(dataset, batch_size=None, num_workers=0)`: the batches are already made.
     """
 
-    def __init__(self, pool: ActorPool, batch_rollouts: int, passes: int = 1):
-        self.pool, self.batch_rollouts, self.passes = pool, batch_rollouts, passes
+    def __init__(self, pool: ActorPool, batch_rollouts: int):
+        self.pool, self.batch_rollouts = pool, batch_rollouts
 
     def __iter__(self) -> Iterator[dict[str, Tensor]]:
         while True:
             try:
-                batch = self.collect()
+                yield self.collect()
             except ActorFailure as failure:  # the learner stops every rank at the same step
                 yield {FAILURE: str(failure)}
-                continue
-            yield batch
-            for _ in range(self.passes - 1):
-                yield repeat(batch)
 
     def collect(self) -> dict[str, Tensor]:
         """The next `batch_rollouts` full slots, copied out, their slots released."""
@@ -61,10 +56,3 @@ class RolloutDataset(IterableDataset):
         for index in indices:
             self.pool.release(index)
         return batch
-
-
-def repeat(batch: dict[str, Tensor]) -> dict[str, Tensor]:
-    """`batch` to train on once more: the same rollouts, no new steps, no newly ended games."""
-    again = {key: batch[key][:0] for key in GAMES}
-    again["steps"] = torch.tensor(0)
-    return batch | again

@@ -52,7 +52,6 @@ class AlgoConfig:
     batch_rollouts: int
     lr_decay: bool
     lr_warmup_frames: int = 0
-    passes: int = 1  # updates per batch (impala)
     entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
     value_coef: float | None = None
     popart_rate: float = 0.0

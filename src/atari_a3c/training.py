@@ -138,7 +138,7 @@ def train(cfg: DictConfig) -> float:
     wandb_id = checkpoints["ckpt_path"][KEY]["wandb_id"] if "ckpt_path" in checkpoints else None
     trainer = make_trainer(cfg, make_logger(cfg, wandb_id), callbacks, run_dir)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
-    dataset = RolloutDataset(pool, cfg.algo.batch_rollouts, cfg.algo.passes)
+    dataset = RolloutDataset(pool, cfg.algo.batch_rollouts)
     if cfg.algo.name == "dqn":
         dataset = ReplayDataset(dataset, cfg.algo, cfg.seed)
     loader = DataLoader(dataset, batch_size=None)
