@@ -72,8 +72,9 @@ def test_popart_scales_the_value_loss_to_the_return_std_and_leaves_advantages_ra
     torch.testing.assert_close(100 * small.policy, large.policy, rtol=1e-4, atol=0)
 
 
-def test_the_learning_rate_rises_over_the_warmup_and_falls_with_the_decay():
-    assert [lr_factor(step, 4, 0) for step in (0, 1, 3, 100)] == [0.25, 0.5, 1.0, 1.0]
-    assert [lr_factor(step, 0, 10) for step in (0, 5, 10, 20)] == [1.0, 0.5, 0.0, 0.0]
-    assert math.isclose(lr_factor(1, 4, 10), 0.5 * 0.9)
-    assert lr_factor(7, 0, 0) == 1.0
+def test_the_learning_rate_rises_over_the_warmup_and_falls_over_the_cooldown():
+    assert [lr_factor(step, 4, 100, 0) for step in (0, 1, 3, 100)] == [0.25, 0.5, 1.0, 1.0]
+    assert [lr_factor(step, 0, 10, 10) for step in (0, 5, 10, 20)] == [1.0, 0.5, 0.0, 0.0]
+    assert [lr_factor(step, 0, 100, 10) for step in (0, 90, 95, 100)] == [1.0, 1.0, 0.5, 0.0]
+    assert math.isclose(lr_factor(1, 4, 10, 10), 0.5 * 0.9)
+    assert lr_factor(7, 0, 10, 0) == 1.0

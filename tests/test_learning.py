@@ -9,7 +9,7 @@ pytestmark = pytest.mark.slow
 MEMORY = ("env=cartpole", "env.id=memory_env:CueMemory-v0", "model=mlp_lstm", "optim.lr=1e-3")
 MEMORY += ("workers=1", "envs_per_worker=16", "algo.batch_rollouts=1", "algo.unroll=12")
 MEMORY += ("algo=a3c", "algo.gae_lambda=1.0", "algo.popart_rate=0", "algo.obs_mean_rate=0")
-MEMORY += ("algo.lr_decay=true",)  # as for CartPole: at a constant 1e-3 the policy can collapse
+MEMORY += ("algo.lr_cooldown=1.0",)  # as for CartPole: at a constant 1e-3 the policy can collapse
 MEMORY += ("algo.lr_warmup_frames=0",)  # as for CartPole: the run is shorter than the warmup
 MEMORY += ("callbacks.eval.at_end=false",)
 SOLVED = "callbacks.stop_at_score=195"  # CartPole is solved at a mean of 195 over 100 games

@@ -40,6 +40,7 @@ RULES: list[Rule] = [
     ("algo.gamma", lambda v: number(v) and 0 < v <= 1, "in (0, 1]"),
     ("algo.name", one_of(ALGOS), f"one of {', '.join(ALGOS)}"),
     ("algo.popart_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("algo.lr_cooldown", lambda v: number(v) and 0 <= v <= 1, "a fraction in [0, 1]"),
     ("algo.lr_warmup_frames", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
     ("algo.obs_mean_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
     ("callbacks.checkpoint_every_frames", positive_int, "a positive integer"),

@@ -204,11 +204,12 @@ class ActorCriticLearner(L.LightningModule):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())
         algo, per_frame = self.cfg.algo, self.updates_per_frame()
         warmup = algo.get("lr_warmup_frames", 0) * per_frame
-        total = self.cfg.frames * per_frame if algo.lr_decay else 0.0
-        if not (warmup or total):
+        total = self.cfg.frames * per_frame
+        cooldown = algo.lr_cooldown * total
+        if not (warmup or cooldown):
             return optimizer
         schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: lr_factor(step, warmup, total)
+            optimizer, lambda step: lr_factor(step, warmup, total, cooldown)
         )
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
 
@@ -239,9 +240,10 @@ class ActorCriticLearner(L.LightningModule):
         self.eval_history = [tuple(point) for point in meta["eval_history"]]
 
 
-def lr_factor(step: int, warmup_updates: float, decay_updates: float) -> float:
+def lr_factor(step: int, warmup_updates: float, total_updates: float, cooldown: float) -> float:
     """The learning rate's multiplier at optimizer step `step`: a linear rise over the first
-    `warmup_updates` (0: none), times a linear fall to zero over `decay_updates` (0: none)."""
+    `warmup_updates` (0: none), times a linear fall to zero over the last `cooldown` of the
+    `total_updates` (0: none)."""
     rise = min(1.0, (step + 1) / warmup_updates) if warmup_updates else 1.0
-    fall = max(0.0, 1 - step / decay_updates) if decay_updates else 1.0
+    fall = min(1.0, max(0.0, (total_updates - step) / cooldown)) if cooldown else 1.0
     return rise * fall

@@ -50,7 +50,7 @@ class AlgoConfig:
     obs_mean_rate: float
     unroll: int
     batch_rollouts: int
-    lr_decay: bool
+    lr_cooldown: float
     lr_warmup_frames: int = 0
     entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
     value_coef: float | None = None
