@@ -251,6 +251,13 @@ def test_resume_continues_counters_budget_and_wandb_run(run_dir):
     )
     assert final["atari_a3c"]["wandb_id"] == first["atari_a3c"]["wandb_id"]
     assert len(list(run_dir.glob("wandb/offline-run-*"))) == 2
+    # CartPole's lr cools down over the whole budget: partway when stopped, zero at the end
+    assert 0 < learning_rate(first) < first["atari_a3c"]["config"]["optim"]["lr"]
+    assert learning_rate(final) == 0
+
+
+def learning_rate(checkpoint: dict) -> float:
+    return checkpoint["optimizer_states"][0]["param_groups"][0]["lr"]
 
 
 def test_nan_loss_is_skipped_and_counted(run_dir, tmp_path):
