@@ -240,10 +240,14 @@ class ActorCriticLearner(L.LightningModule):
         self.eval_history = [tuple(point) for point in meta["eval_history"]]
 
 
-def lr_factor(step: int, warmup_updates: float, total_updates: float, cooldown: float) -> float:
+def lr_factor(
+    step: int, warmup_updates: float, total_updates: float, cooldown_updates: float
+) -> float:
     """The learning rate's multiplier at optimizer step `step`: a linear rise over the first
-    `warmup_updates` (0: none), times a linear fall to zero over the last `cooldown` of the
-    `total_updates` (0: none)."""
+    `warmup_updates` (0: none), times a linear fall to zero over the last `cooldown_updates` of
+    the `total_updates` (0: none)."""
     rise = min(1.0, (step + 1) / warmup_updates) if warmup_updates else 1.0
-    fall = min(1.0, max(0.0, (total_updates - step) / cooldown)) if cooldown else 1.0
+    fall = (
+        min(1.0, max(0.0, (total_updates - step) / cooldown_updates)) if cooldown_updates else 1.0
+    )
     return rise * fall
