@@ -62,6 +62,13 @@ def test_default_learner_tracks_its_statistics_and_writes_metrics_every_n_update
     assert len(startups) == 1 and 0 < startups.pop() < elapsed  # once: the first update
 
 
+def test_a_run_prints_no_library_tips_or_deprecations(run_dir):
+    result = train(run_dir, "debug=tiny", "logger=csv", "callbacks.eval.at_end=false")
+    output = result.stdout + result.stderr
+    assert "GPU available" in output  # Lightning's own messages still reach the console
+    assert "Tip:" not in output and "is deprecated" not in output
+
+
 def test_the_metrics_file_is_written_while_training_runs(run_dir):
     """Each write of the metrics reaches the file: a user watches it during the run."""
     command = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", "debug=tiny"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from pathlib import Path
 
 import hydra
@@ -43,6 +44,11 @@ from atari_a3c.shutdown import GracefulShutdown
 log = logging.getLogger(__name__)
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
+# Not the user's to act on: Lightning's product tips and a torch deprecation its code triggers.
+logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(
+    lambda record: not record.getMessage().startswith("💡 Tip")
+)
+warnings.filterwarnings("ignore", r"`isinstance\(treespec, LeafSpec\)`", FutureWarning)
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):
