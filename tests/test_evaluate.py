@@ -5,7 +5,7 @@ import json
 import imageio.v3 as iio
 import pytest
 import torch
-from conftest import read_metrics, run_script, train
+from conftest import ROOT, read_metrics, run_script, train
 
 pytestmark = pytest.mark.slow
 
@@ -156,3 +156,21 @@ def test_the_shipped_pong_agent_wins(tmp_path):
 
 def result_score(out) -> float:
     return json.loads((out / "results.json").read_text())["games"][0]["score"]
+
+
+def test_evaluation_plays_on_one_thread():
+    """Beside a training run that keeps the cores busy, a second torch thread made each game 8x
+    slower (its threads wait for each other); evaluate.py acts on one, as the actors do."""
+    from hydra import compose, initialize_config_dir
+
+    from atari_a3c.evaluate_task import evaluate
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with initialize_config_dir(str(ROOT / "conf" / "evaluate"), version_base="1.3"):
+            cfg = compose("evaluate", overrides=["ckpt=pretrained/pong", "episodes=1"])
+        assert evaluate(cfg) > 0
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)

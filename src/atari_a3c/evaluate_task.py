@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import torch
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c import replay
@@ -138,8 +139,12 @@ def output_dir(cfg: DictConfig) -> Path | None:
 
 def evaluate(cfg: DictConfig) -> float:
     """Play the games, print one line each and a summary; write results, replays and videos if
-    asked. Several checkpoints are compared on identical games instead; a replay plays again."""
+    asked. Several checkpoints are compared on identical games instead; a replay plays again.
+    Plays on one thread, as the actors do: the policy's small batched steps gain little from a
+    second one, and with a training run busy on the cores, threads that wait for each other made
+    a game 8x slower."""
     loaded = check_request(cfg)
+    torch.set_num_threads(1)
     if cfg.replay is not None:
         return replay.play_recording(cfg.replay, output_dir(cfg), cfg.render)
     if len(loaded) > 1:
