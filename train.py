@@ -12,9 +12,9 @@ CONFIG_DIR = Path(__file__).parent / "conf"
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> float:
-    from atari_a3c.training import train
+    from atari_a3c.training_job import run_training
 
-    return run_or_exit(train, cfg)
+    return run_or_exit(run_training, cfg)
 
 
 if __name__ == "__main__":

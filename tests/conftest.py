@@ -71,21 +71,14 @@ def compose(*overrides: str):
 
 def make_pool(*overrides: str):
     """A real actor pool for the composed config, not started, and its slots' layout."""
-    from omegaconf import OmegaConf
-
-    from atari_a3c.actor_pool import ActorPool, slot_layout
-    from atari_a3c.buffers import SharedWeights
     from atari_a3c.envs import env_spec
     from atari_a3c.job_config import size_from_cores
-    from atari_a3c.models import build_model
+    from atari_a3c.training_job import build_pool
 
     cfg = compose(*overrides)
     size_from_cores(cfg)
-    spec = env_spec(cfg)
-    layout = slot_layout(cfg, spec)
-    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
-    pool = ActorPool(OmegaConf.to_container(cfg), layout, SharedWeights(model), seed=0)
-    return pool, layout
+    pool = build_pool(cfg, env_spec(cfg))
+    return pool, pool.layout
 
 
 def collect_rollouts(*overrides: str, batches: int, batch_rollouts: int = 1) -> list[dict]:

@@ -7,7 +7,7 @@ import time
 
 import psutil
 import torch
-from conftest import TESTS, collect_rollouts, make_pool
+from conftest import TESTS, collect_rollouts, compose, make_pool
 
 
 def test_atari_rollout_shapes_and_dtypes():
@@ -33,6 +33,23 @@ def test_episode_statistics_are_true_game_results():
     dones = sum(int(b["done"][1:].sum()) for b in batches)
     assert len(returns) == dones > 0, "every finished game is reported once"
     torch.testing.assert_close(returns, lengths.float())  # CartPole pays 1 per step
+
+
+def test_launched_actors_write_nothing_until_started_then_act_with_the_newest_weights():
+    from atari_a3c.models import build_model
+
+    overrides = ("env=pong", "envs_per_worker=2", "algo.unroll=5")
+    pool, layout = make_pool(*overrides)
+    pool.launch()  # as a training job does, before the learner exists
+    try:
+        assert not pool.conns[0].poll(5.0), "an actor filled a slot before it was given one"
+        learner_model = build_model(compose(*overrides).model, layout.obs_shape, layout.num_actions)
+        pool.weights.publish(learner_model)  # what the learner publishes as fitting starts
+        pool.start()
+        index = pool.next_full()
+        assert int(pool.slots["version"][index]) == pool.weights.version == 2
+    finally:
+        pool.stop()
 
 
 def test_stop_leaves_no_child_process():

@@ -86,15 +86,25 @@ class ActorPool:
             ours.send(index)
         return process, ours
 
-    def start(self, rank: int = 0) -> None:
-        """Start the actors; each learner process (DDP rank) seeds its own differently."""
+    def launch(self, rank: int = 0) -> None:
+        """Start the actors without work: they make their envs and wait for their slots.
+        Each learner process (DDP rank) seeds its own differently. Does nothing if running."""
+        if self.processes:
+            return
         self.seed += rank * 100_003
         for worker in range(self.num_workers):
-            first = worker * self.slots_per_worker
-            self.outstanding[worker] = set(range(first, first + self.slots_per_worker))
             process, conn = self._start_actor(worker)
             self.processes.append(process)
             self.conns.append(conn)
+
+    def start(self, rank: int = 0) -> None:
+        """Hand each actor its slots, launching the actors first if they are not running."""
+        self.launch(rank)
+        for worker in range(self.num_workers):
+            first = worker * self.slots_per_worker
+            self.outstanding[worker] = set(range(first, first + self.slots_per_worker))
+            for index in sorted(self.outstanding[worker]):
+                self._send(worker, index)
 
     def check(self) -> None:
         """Replace dead or hung actors; never let the learner stall silently."""
@@ -160,6 +170,9 @@ class ActorPool:
         """Give a consumed slot back to the actor that owns it."""
         worker = index // self.slots_per_worker
         self.outstanding[worker].add(index)
+        self._send(worker, index)
+
+    def _send(self, worker: int, index: int) -> None:
         with contextlib.suppress(OSError):  # if it died, its replacement gets every slot it held
             self.conns[worker].send(index)
 

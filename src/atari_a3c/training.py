@@ -1,4 +1,4 @@
-"""The training task: config -> env spec, learner, actors, Trainer.fit -> sweep metric."""
+"""The training task: a checked job and its actors -> learner, Trainer.fit -> sweep metric."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 
-from atari_a3c.actor_pool import ActorPool, slot_layout
-from atari_a3c.buffers import SharedWeights
+from atari_a3c.actor_pool import ActorPool
 from atari_a3c.callbacks import (
     ActorSync,
     CheckpointArtifacts,
@@ -33,7 +32,6 @@ from atari_a3c.checkpoint import (
 from atari_a3c.envs import EnvSpec
 from atari_a3c.errors import ConfigError
 from atari_a3c.hardware import keep_freed_memory, resolve_precision
-from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.q_learner import QLearner
@@ -106,24 +104,16 @@ def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: 
     return learner
 
 
-def build_pool(cfg: DictConfig, spec: EnvSpec, learner: ActorCriticLearner) -> ActorPool:
-    weights = SharedWeights(learner.model)
-    return ActorPool(
-        OmegaConf.to_container(learner.cfg), slot_layout(cfg, spec), weights, seed=cfg.seed
-    )
-
-
-def train(cfg: DictConfig) -> float:
-    """Train until the frame budget is spent; returns the final evaluation mean (sweep metric)."""
-    overrides = list(HydraConfig.get().overrides.task)
-    checked = CHECKED.pop(job_key(overrides), None)
-    cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
+def train(
+    cfg: DictConfig, overrides: list[str], spec: EnvSpec, checkpoints: dict, pool: ActorPool
+) -> float:
+    """Train the checked job until the frame budget is spent, its actors from `pool`; returns
+    the final evaluation mean (the sweep metric)."""
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_num_threads(cfg.learner_threads)
     keep_freed_memory()  # the update's large tensors reuse the last update's memory
     learner = build_learner(cfg, spec, checkpoints, overrides)
-    pool = build_pool(cfg, spec, learner)
     shutdown = GracefulShutdown()
     callbacks = [
         ActorSync(pool),
