@@ -45,6 +45,9 @@ def slots_nbytes(cfg, spec) -> int:
 class ActorPool:
     """Starts, watches, replaces and stops the actor processes; owns the slots.
 
+    `launch` starts the actors, which make their envs and then wait; `start` hands them their
+    slots (launching them first if need be), and they fill them with the newest weights.
+
     Each actor owns a fixed set of slots, passed back and forth as indices over its own pipe.
     A dead actor, or one that finished no rollout for `timeout` seconds, is replaced by a new
     process with fresh envs, which gets every slot the old one held (half-written ones are simply
