@@ -19,8 +19,9 @@ from atari_a3c.errors import ActorFailure
 
 class ActorSync(Callback):
     """The one owner of the running actor pool: starts it (or sets the actors the training job
-    launched to work) with the learner's (possibly restored) weights, publishes the weights after every update, logs policy lag and restarts (and once
-    the seconds from the process's start to its first update), stops it."""
+    launched to work) with the learner's (possibly restored) weights, publishes the weights
+    after every update, logs policy lag and restarts (and once the seconds from the process's
+    start to its first update), stops it."""
 
     def __init__(self, pool: ActorPool):
         self.pool = pool
