@@ -19,8 +19,9 @@ def main(cfg: DictConfig) -> float:
 
 if __name__ == "__main__":
     from atari_a3c.child_process import start_fork_server
+
+    start_fork_server()  # imports the actors' modules while this process checks the command line
     from atari_a3c.job_config import precheck_job
 
     precheck(CONFIG_DIR, "train", precheck_job)
-    start_fork_server()  # imports the actors' modules while this process imports Lightning
     main()
