@@ -52,6 +52,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if bad := [o for o in args.overrides if o.startswith(RESERVED)]:
         p.error(f"the bench sets these itself: {' '.join(bad)}")
+    if args.peers and (why := peers_missing(args.peer_python)):
+        p.error(f"--peers: {why}")
     return args
 
 
@@ -270,7 +272,6 @@ def report(
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    skip = peers_missing(args.peer_python) if args.peers else "not asked (--peers)"
     models = args.models.split(",")
     results: dict[str, list[float]] = {}
     for i in range(args.repeats):
@@ -283,13 +284,11 @@ def main(argv: list[str] | None = None) -> None:
             ceiling = compute_ceiling(compose_config(overrides))
             run |= {f"compute/{key}": value for key, value in ceiling.items()}
             measured |= {f"{model}/{key}": value for key, value in run.items()}
-        if not skip:
+        if args.peers:
             measured |= peer_rates(args.peer_python, args.peer_steps)
         print(f"repeat {i + 1}: " + ", ".join(f"{k}={v:,.2f}" for k, v in measured.items()))
         for key, value in measured.items():
             results.setdefault(key, []).append(value)
-    if skip:
-        print(f"peers skipped: {skip}")
     label = f"{num_envs} envs, {threads} emulator threads"
     report(results, models, label, args.repeats, threads)
     flags = cpu_flags()
