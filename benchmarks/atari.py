@@ -83,6 +83,10 @@ def train_command(game: str, seed: int, frames: int, overrides: list[str]) -> li
     return ["python", "train.py", f"env={game}", f"seed={seed}", f"frames={frames}", *overrides]
 
 
+# exit codes of a child stopped by Ctrl-C or SIGTERM: handled (train.py), or killed by the signal
+STOP_CODES = {code for s in (signal.SIGINT, signal.SIGTERM) for code in (128 + s, -s)}
+
+
 def run(cmd: list[str], log: Path) -> None:
     """Run `cmd` in the repo with output to `log`; exit naming it if it fails or is stopped."""
     with log.open("a") as f:
@@ -90,7 +94,7 @@ def run(cmd: list[str], log: Path) -> None:
                                 start_new_session=True)  # fmt: skip
         with signals_passed_to(proc):
             code = proc.wait()
-    if code in (128 + signal.SIGINT, 128 + signal.SIGTERM):
+    if code in STOP_CODES:
         sys.exit(f"stopped ({code}): {shlex.join(cmd)}; the same bench command resumes it")
     if code != 0:
         sys.exit(f"failed ({code}): {shlex.join(cmd)}; see {log}")

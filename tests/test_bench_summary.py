@@ -1,7 +1,8 @@
-"""The seven-game table: its median (one score per game, its seeds averaged) and targets."""
+"""The seven-game bench in-process: its table (median, targets) and how a stopped step reads."""
 
 import sys
 
+import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -37,3 +38,9 @@ def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
     assert "Of sampled play (how the SB3 zoo scores its Atari agents): 1.000 over 1 games" in (
         atari.summary_table(records)
     )
+
+
+def test_a_step_killed_by_sigterm_counts_as_stopped_not_failed(tmp_path):
+    kill = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"  # as evaluate.py dies
+    with pytest.raises(SystemExit, match=r"stopped \(-15\).*resumes it"):
+        atari.run(["python", "-c", kill], tmp_path / "step.log")
