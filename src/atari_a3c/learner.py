@@ -218,7 +218,7 @@ class ActorCriticLearner(L.LightningModule):
         return algo.get("lr_warmup_frames", 0) * per_frame, total, algo.lr_cooldown * total
 
     def entropy_coef(self) -> float:
-        """The entropy bonus's weight now: `algo.entropy_coef`, moving linearly to
+        """The entropy bonus's weight now: `algo.entropy_coef`, falling linearly to
         `algo.entropy_coef_final` over the learning rate's cooldown when that is set."""
         algo = self.cfg.algo
         final = algo.get("entropy_coef_final")
