@@ -1,10 +1,9 @@
 """The learner's own gradient step: clipping, skipping NaN/inf, advantage and value scaling."""
 
-import itertools
 import math
 
 import torch
-from conftest import compose, read_metrics, train
+from conftest import compose
 from omegaconf import OmegaConf
 
 from atari_a3c.learner import ActorCriticLearner, lr_factor
@@ -79,21 +78,3 @@ def test_the_learning_rate_rises_over_the_warmup_and_falls_over_the_cooldown():
     assert [lr_factor(step, 0, 100, 10) for step in (0, 90, 95, 100)] == [1.0, 1.0, 0.5, 0.0]
     assert math.isclose(lr_factor(1, 4, 10, 10), 0.5 * 0.9)
     assert lr_factor(7, 0, 10, 0) == 1.0
-
-
-def test_the_entropy_bonus_falls_to_its_final_weight_over_the_cooldown(run_dir):
-    train(
-        run_dir,
-        "experiment=cartpole",
-        "debug=tiny",
-        "logger=csv",
-        "trainer.log_every_n_steps=1",
-        "algo.lr_cooldown=0.5",
-        "algo.entropy_coef=0.01",
-        "algo.entropy_coef_final=0.002",
-    )
-    coefs = [row["losses/entropy_coef"] for row in read_metrics(run_dir) if "losses/total" in row]
-    half = len(coefs) // 2
-    assert all(coef == 0.01 for coef in coefs[: half - 1])
-    assert all(a > b for a, b in itertools.pairwise(coefs[half:]))
-    assert 0.002 <= coefs[-1] < 0.0022

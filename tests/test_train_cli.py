@@ -114,7 +114,6 @@ def test_spaceinvaders_adam(run_dir):
         ("+nonsense=1", "nonsense: unknown key"),
         ("+algo.entropy_cof=1", "algo.entropy_cof: unknown key; did you mean algo.entropy_coef?"),
         ("algo.lr_cooldown=2", "algo.lr_cooldown must be a fraction in [0, 1], got 2"),
-        ("algo.entropy_coef_final=-1", "algo.entropy_coef_final must be >= 0 or null, got -1"),
         ("model.recurrent=maybe", "model.recurrent=maybe (Value 'maybe' is not a valid bool"),
         ("seed=abc", "seed=abc (Value 'abc' of type 'str' could not be converted to Integer"),
         ("env.obs_type=rbg", "env.obs_type must be one of grayscale, rgb, ram, got 'rbg'"),

@@ -70,7 +70,7 @@ class ActorCriticLearner(L.LightningModule):
         model = self.model  # PopArt's statistics: identity unless tracked
         norm = (model.value_mean, model.value_std)
         losses, targets = R.rollout_losses(
-            batch, logits.float(), values.float(), self.cfg.algo, norm, self.entropy_coef()
+            batch, logits.float(), values.float(), self.cfg.algo, norm
         )
         self.log_step(batch, losses, targets, values[:-1].float())
         self.keep_value_targets(targets)
@@ -120,7 +120,6 @@ class ActorCriticLearner(L.LightningModule):
             "losses/policy": losses.policy,
             "losses/value": losses.value,
             "losses/entropy": losses.entropy,
-            "losses/entropy_coef": self.entropy_coef(),
             "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
             "charts/frames": float(self.frames),
             "perf/skipped_updates": float(self.skipped_updates),
@@ -203,30 +202,16 @@ class ActorCriticLearner(L.LightningModule):
 
     def configure_optimizers(self):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())
-        warmup, total, cooldown = self.schedule_updates()
+        algo, per_frame = self.cfg.algo, self.updates_per_frame()
+        warmup = algo.get("lr_warmup_frames", 0) * per_frame
+        total = self.cfg.frames * per_frame
+        cooldown = algo.lr_cooldown * total
         if not (warmup or cooldown):
             return optimizer
         schedule = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: lr_factor(step, warmup, total, cooldown)
         )
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
-
-    def schedule_updates(self) -> tuple[float, float, float]:
-        """The learning rate's warmup, the whole budget and its cooldown, in optimizer steps."""
-        algo, per_frame = self.cfg.algo, self.updates_per_frame()
-        total = self.cfg.frames * per_frame
-        return algo.get("lr_warmup_frames", 0) * per_frame, total, algo.lr_cooldown * total
-
-    def entropy_coef(self) -> float:
-        """The entropy bonus's weight now: `algo.entropy_coef`, falling linearly to
-        `algo.entropy_coef_final` over the learning rate's cooldown when that is set."""
-        algo = self.cfg.algo
-        final = algo.get("entropy_coef_final")
-        if final is None:
-            return algo.entropy_coef
-        _, total, cooldown = self.schedule_updates()
-        fall = lr_factor(self.global_step, 0, total, cooldown)
-        return final + (algo.entropy_coef - final) * fall
 
     def updates_per_frame(self) -> float:
         """Each rank's optimizer steps per env frame trained on (by all ranks)."""

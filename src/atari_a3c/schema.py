@@ -53,7 +53,6 @@ class AlgoConfig:
     lr_cooldown: float
     lr_warmup_frames: int = 0
     entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
-    entropy_coef_final: float | None = None  # a3c and impala
     value_coef: float | None = None
     popart_rate: float = 0.0
     gae_lambda: float | None = None  # a3c and impala
