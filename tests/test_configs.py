@@ -44,3 +44,9 @@ def test_every_key_has_a_comment():
             bare = line.strip()
             if ":" in bare and not bare.startswith(("#", "-")) and not bare.endswith(":"):
                 assert "#" in line, f"{path.relative_to(ROOT)}: {line!r} has no comment"
+
+
+@pytest.mark.parametrize("experiment", ["pong_fast", "spaceinvaders", "cartpole"])
+def test_pinned_experiments_keep_the_bonus_they_were_measured_with(experiment):
+    assert compose().algo.entropy_coef == 0.015
+    assert compose(f"experiment={experiment}").algo.entropy_coef == 0.01
