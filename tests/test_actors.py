@@ -22,12 +22,15 @@ def test_atari_rollout_shapes_and_dtypes():
     for key in ("reward", "logits", "h0", "c0"):
         assert torch.isfinite(batch[key]).all(), f"{key} has unwritten (NaN) entries"
     assert batch["obs"][:, :, -1].float().mean() > 0, "frames should show the game"
+    frames = batch["obs"].flatten(0, 1)  # laid out as the convs compute: no reorder in the update
+    assert frames.is_contiguous(memory_format=torch.channels_last)
 
 
 def test_episode_statistics_are_true_game_results():
     batches = collect_rollouts(
         "experiment=cartpole", "envs_per_worker=4", "algo.unroll=50", batches=4
     )
+    assert batches[0]["obs"].is_contiguous()  # vectors as they are
     returns = torch.cat([b["game_return"] for b in batches])
     lengths = torch.cat([b["game_length"] for b in batches])
     dones = sum(int(b["done"][1:].sum()) for b in batches)

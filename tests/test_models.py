@@ -8,7 +8,7 @@ from conftest import compose
 from omegaconf import OmegaConf
 
 from atari_a3c.actors import Actor
-from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots
+from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots, new_obs
 from atari_a3c.envs import env_spec
 from atari_a3c.hardware import bf16_supported
 from atari_a3c.models import ActorCritic, build_model, prepare_inference
@@ -156,6 +156,28 @@ def test_bootstrap_step_is_encoded_without_gradient_and_the_update_is_unchanged(
     )
     model(obs, done, state, last_bootstraps=True)
     assert sum(with_grad) == 3 * 3, "only the first 3 steps of 3 envs take gradient"
+
+
+@pytest.mark.parametrize(
+    "bf16",
+    [False, pytest.param(True, marks=pytest.mark.skipif(not bf16_supported(), reason="bf16"))],
+)
+def test_channels_last_frames_give_the_same_outputs_and_gradients_as_contiguous_ones(bf16):
+    torch.manual_seed(0)
+    model = build_model(compose().model, (4, 84, 84), 6)  # the learner's model, channels_last
+    obs = torch.randint(0, 255, (4, 3, 4, 84, 84), dtype=torch.uint8)
+    model.track_observations(obs[0], 0.01)
+    stored = new_obs((4, 3), (4, 84, 84), torch.uint8).copy_(obs)  # as the slots hold frames
+    assert stored.flatten(0, 1).is_contiguous(memory_format=torch.channels_last)
+    done, state = torch.zeros(4, 3, dtype=torch.bool), model.initial_state(3)
+    results = []
+    for frames in (obs, stored):
+        model.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits, values, _ = model(frames, done, state, last_bootstraps=True)
+        (logits[:-1].float().sum() + values[:-1].float().sum()).backward()
+        results.append([logits, values, *(p.grad.clone() for p in model.parameters())])
+    assert all(torch.equal(a, b) for a, b in zip(*results, strict=True))
 
 
 @pytest.mark.skipif(not bf16_supported(), reason="acting in bf16 needs a CPU that does bf16")

@@ -45,10 +45,10 @@ class Actor:
         slot["c0"].copy_(self.state[1])
         returns, lengths = [], []
         for t in range(self.unroll):
-            slot["obs"][t].copy_(self.obs)
+            slot["obs"][t].copy_(self.obs)  # frames reordered into the slot's channels-last layout
             slot["done"][t].copy_(self.done)
-            with self.autocast:
-                logits, _, (h, c) = self.model(self.obs[None], self.done[None], self.state)
+            with self.autocast:  # the slot's copy: the same values, already in the convs' layout
+                logits, _, (h, c) = self.model(slot["obs"][t : t + 1], self.done[None], self.state)
             self.state = (h, c)
             logits = logits[0].float()
             action = self.choose(logits)

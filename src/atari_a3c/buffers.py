@@ -61,8 +61,23 @@ def allocate_slots(num_slots: int, layout: SlotLayout) -> Slots:
     slots = {}
     for name, (shape, dtype) in layout.fields().items():
         fill = float("nan") if dtype.is_floating_point else 0
-        slots[name] = torch.full((num_slots, *shape), fill, dtype=dtype).share_memory_()
+        if name == "obs":
+            tensor = new_obs((num_slots, *shape[:2]), layout.obs_shape, dtype).fill_(fill)
+        else:
+            tensor = torch.full((num_slots, *shape), fill, dtype=dtype)
+        slots[name] = tensor.share_memory_()
     return slots
+
+
+def new_obs(lead: tuple[int, ...], obs_shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
+    """An empty `[*lead, *obs_shape]` tensor of observations. Frame stacks `[C, H, W]` are
+    stored channels-last (C innermost), the layout the conv encoders compute in: the actor's
+    copy into a slot reorders each step's frames, so the learner's batch needs no reordering
+    (the convs would reorder it in their forward and again in their backward)."""
+    if len(obs_shape) != 3:
+        return torch.empty((*lead, *obs_shape), dtype=dtype)
+    channels, height, width = obs_shape
+    return torch.empty((*lead, height, width, channels), dtype=dtype).movedim(-1, -3)
 
 
 def _tensors(model: nn.Module) -> Iterator[Tensor]:

@@ -84,8 +84,15 @@ class ActorCritic(nn.Module):
         return obs.float().div_(255.0)
 
     def _prepare(self, obs: Tensor) -> Tensor:
-        """The encoder's input: scaled observations minus their running mean (0 unless tracked)."""
-        return self._scale(obs) - self.obs_mean
+        """The encoder's input: scaled observations minus their running mean (0 unless tracked).
+
+        Channels-last frames (the learner's batches, `buffers.new_obs`) stay channels-last, the
+        convs' layout, and their mean is laid out as they are, so that the subtraction is one
+        pass over memory."""
+        frames, mean = self._scale(obs), self.obs_mean
+        if frames.dim() == 4 and frames.is_contiguous(memory_format=torch.channels_last):
+            mean = mean.permute(1, 2, 0).contiguous().permute(2, 0, 1)
+        return frames - mean
 
     def forward(
         self, obs: Tensor, done: Tensor, state: State, last_bootstraps: bool = False

@@ -9,9 +9,10 @@ from torch import Tensor
 from torch.utils.data import IterableDataset
 
 from atari_a3c.actor_pool import ActorPool
+from atari_a3c.buffers import new_obs
 from atari_a3c.errors import ActorFailure
 
-TIME_MAJOR = ("obs", "done", "action", "reward", "logits")
+TIME_MAJOR = ("done", "action", "reward", "logits")  # and "obs", laid out as the slots hold it
 ENV_MAJOR = ("h0", "c0")
 GAMES = ("game_return", "game_length")
 FAILURE = "actor_failure"  # the only key of the batch an ActorFailure becomes
@@ -40,7 +41,10 @@ class RolloutDataset(IterableDataset):
         slots = self.pool.slots
         indices = [self.pool.next_full() for _ in range(self.batch_rollouts)]
         counts = slots["num_games"][indices].tolist()
-        batch = {key: torch.cat([slots[key][i] for i in indices], 1) for key in TIME_MAJOR}
+        obs = [slots["obs"][i] for i in indices]
+        steps, envs, obs_shape = obs[0].shape[0], sum(o.shape[1] for o in obs), obs[0].shape[2:]
+        batch = {"obs": torch.cat(obs, 1, out=new_obs((steps, envs), obs_shape, obs[0].dtype))}
+        batch |= {key: torch.cat([slots[key][i] for i in indices], 1) for key in TIME_MAJOR}
         for key in ENV_MAJOR:
             batch[key] = torch.cat([slots[key][i] for i in indices])
         for key in GAMES:
