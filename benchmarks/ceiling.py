@@ -18,14 +18,17 @@ import hydra
 import torch
 
 from atari_a3c import returns as R
+from atari_a3c.buffers import new_obs
 from atari_a3c.envs import env_spec
 from atari_a3c.hardware import cores, keep_freed_memory, resolve_precision
 from atari_a3c.models import build_model, prepare_inference
 
 
 def random_batch(steps: int, envs: int, spec, hidden: int) -> dict[str, torch.Tensor]:
-    """A rollout batch as the actors write it: `steps` + 1 observations, `steps` actions."""
-    obs = torch.randint(0, 255, (steps + 1, envs, *spec.obs_shape)).to(spec.torch_dtype)
+    """A rollout batch as the actors write it: `steps` + 1 observations (laid out as in the
+    slots), `steps` actions."""
+    obs = new_obs((steps + 1, envs), spec.obs_shape, spec.torch_dtype)
+    obs.copy_(torch.randint(0, 255, obs.shape))
     return {
         "obs": obs,
         "done": torch.zeros(steps + 1, envs, dtype=torch.bool),

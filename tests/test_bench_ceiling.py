@@ -21,3 +21,12 @@ def test_the_timed_update_trains_the_model_and_acting_leaves_it_alone():
     ceiling.update_step(cfg, model, batch)()
     assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert model.obs_mean.abs().sum() > 0 and model.value_mean != 0
+
+
+def test_the_timed_frames_are_laid_out_as_the_learner_receives_them():
+    cfg = throughput.compose_config([])
+    spec = ceiling.env_spec(cfg)
+    batch = ceiling.random_batch(cfg.algo.unroll, cfg.envs_per_worker, spec, 512)
+    frames = batch["obs"].flatten(0, 1)  # as the encoder sees them
+    assert frames.is_contiguous(memory_format=torch.channels_last)
+    assert batch["obs"].dtype == torch.uint8 and batch["obs"].max() > 0
