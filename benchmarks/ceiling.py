@@ -21,6 +21,7 @@ from atari_a3c import returns as R
 from atari_a3c.buffers import new_obs
 from atari_a3c.envs import env_spec
 from atari_a3c.hardware import cores, keep_freed_memory, resolve_precision
+from atari_a3c.learner import clip_gradients
 from atari_a3c.models import build_model, prepare_inference
 
 
@@ -65,7 +66,7 @@ def update_step(cfg, model, batch):
             norm = (model.value_mean, model.value_std)
             losses, targets = R.rollout_losses(batch, logits.float(), values.float(), algo, norm)
         losses.total.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.trainer.gradient_clip_val)
+        clip_gradients(model.parameters(), cfg.trainer.gradient_clip_val)
         optimizer.step()
         optimizer.zero_grad()
         if algo.popart_rate:

@@ -1,5 +1,6 @@
 """The learner's own gradient step: clipping, skipping NaN/inf, advantage and value scaling."""
 
+import copy
 import math
 
 import torch
@@ -34,6 +35,22 @@ def test_gradients_are_clipped_to_the_global_norm():
     learner.configure_gradient_clipping(optimizer, 40.0)
     assert math.isclose(grad_norm(learner), 40.0, rel_tol=1e-4)
     assert learner.skipped_updates == 0
+
+
+def test_clipping_matches_torchs_clip_grad_norm_bit_for_bit_above_and_below_the_limit():
+    for scale in (1e-3, 1.0, 100.0):  # norms far below, near and above 40
+        learner, optimizer = make_learner()
+        g = torch.Generator().manual_seed(0)
+        for param in learner.parameters():
+            param.grad = scale * torch.randn(param.shape, generator=g)
+        reference = copy.deepcopy(learner.model)  # gradients are not copied along
+        for ref, param in zip(reference.parameters(), learner.model.parameters(), strict=True):
+            ref.grad = param.grad.clone()
+        torch.nn.utils.clip_grad_norm_(reference.parameters(), 40.0)
+        expected = [p.grad for p in reference.parameters()]
+        learner.configure_gradient_clipping(optimizer, 40.0)
+        got = [p.grad for p in learner.model.parameters()]
+        assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True)), scale
 
 
 def test_non_finite_gradients_skip_the_update():
