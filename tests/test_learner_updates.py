@@ -38,7 +38,7 @@ def test_gradients_are_clipped_to_the_global_norm():
 
 
 def test_clipping_matches_torchs_clip_grad_norm_bit_for_bit_above_and_below_the_limit():
-    for scale in (1e-3, 1.0, 100.0):  # norms far below, near and above 40
+    for scale in (1e-3, 0.1, 1.0):  # global norms of about 0.4, 38.7 (just under 40) and 387
         learner, optimizer = make_learner()
         g = torch.Generator().manual_seed(0)
         for param in learner.parameters():
