@@ -104,6 +104,7 @@ def make_env(
     screen, stack = observation_settings(cfg)
     env = gym.make(
         env_cfg.id,
+        obs_type="ram",  # see _screen_shaped: the preprocessing grabs the screens it keeps
         frameskip=1,
         repeat_action_probability=env_cfg.sticky_action_prob,
         full_action_space=env_cfg.full_action_space,
@@ -114,7 +115,7 @@ def make_env(
     )
     kind = obs_type(env_cfg)
     env = AtariPreprocessing(
-        env,
+        _screen_shaped(env, kind),
         noop_max=env_cfg.noop_max,
         frame_skip=env_cfg.frame_skip,
         screen_size=screen,
@@ -125,6 +126,16 @@ def make_env(
     if video_dir is not None:
         env = _record(env, video_dir, fps=60 // env_cfg.frame_skip)
     return RecordEpisodeStatistics(FrameStackObservation(env, stack, padding_type="zero"))
+
+
+def _screen_shaped(env: gym.Env, kind: str) -> gym.Env:
+    """The emulator env declaring the screen's shape, which AtariPreprocessing sizes its
+    buffers from. The env itself observes the 128 bytes of RAM: the preprocessing grabs the
+    screens it keeps from the emulator, so a screen copied on every skipped frame is waste."""
+    height, width = env.unwrapped.ale.getScreenDims()
+    shape = (height, width) if kind == "grayscale" else (height, width, 3)
+    env.observation_space = gym.spaces.Box(0, 255, shape, np.uint8)
+    return env
 
 
 def _ram_observations(env: gym.Env) -> gym.Env:
