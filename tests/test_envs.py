@@ -32,6 +32,14 @@ def test_both_pipelines_give_identical_observations_and_rewards(game):
         training.close()
 
 
+def test_evaluation_copies_no_screen_that_the_preprocessing_throws_away():
+    env = make_env(compose("env=pong"))
+    try:  # the emulator env observes RAM: the preprocessing grabs the screens it keeps
+        assert env.unwrapped.observation_space.shape == (128,)
+    finally:
+        env.close()
+
+
 def test_rgb_screens_reach_the_conv_net_through_both_pipelines():
     cfg = compose("env.obs_type=rgb", *SAME_START)
     size_from_cores(cfg)
