@@ -126,14 +126,40 @@ def test_shared_weights_copy_without_aliasing_and_keep_layouts():
     torch.testing.assert_close(conv, before)
 
 
-def test_unrolled_core_matches_lstm_cell():
+@pytest.mark.parametrize("bf16", [False, True])
+def test_unrolled_core_matches_lstm_cell_steps_in_outputs_and_gradients(bf16):
+    """The core's unroll and its hand-written backward against autograd through `LSTMCell`
+    steps, with an episode starting mid-rollout and a loss on the final state too."""
+    torch.manual_seed(0)
     model = ActorCritic((4,), 3, "mlp", 16)
     obs, done = torch.randn(6, 2, 4), torch.zeros(6, 2, dtype=torch.bool)
-    state = (torch.randn(2, 16), torch.randn(2, 16))
-    _, _, (h, c) = model(obs, done, state)
-    for t in range(6):
-        state = model.core(model.encoder(obs[t]), state)
-    torch.testing.assert_close((h, c), state)
+    done[2, 1] = True
+    h0, c0 = (torch.randn(2, 16, requires_grad=True) for _ in range(2))
+    weights = torch.randn(6, 2, 4)
+
+    def outputs_and_gradients(unroll):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits, values, (h, c) = unroll()
+        outputs = torch.cat([logits.float(), values.float().unsqueeze(-1)], dim=-1)
+        loss = (outputs * weights).sum() + (h * c).sum()
+        return [outputs, h, c, *torch.autograd.grad(loss, [h0, c0, *model.parameters()])]
+
+    def by_model():
+        return model(obs, done, (h0, c0))
+
+    def by_cell_steps():
+        state, logits, values = (h0, c0), [], []
+        for t in range(6):
+            keep = (~done[t]).float().unsqueeze(-1)
+            state = model.core(model.encoder(obs[t]), (state[0] * keep, state[1] * keep))
+            logits.append(model.policy(state[0]))
+            values.append(model.value(state[0]).squeeze(-1))
+        return torch.stack(logits), torch.stack(values), state
+
+    tolerance = {"rtol": 0.05, "atol": 0.02} if bf16 else {}
+    ours, reference = outputs_and_gradients(by_model), outputs_and_gradients(by_cell_steps)
+    for mine, theirs in zip(ours, reference, strict=True):
+        torch.testing.assert_close(mine.float(), theirs.float(), **tolerance)
 
 
 def test_bootstrap_step_is_encoded_without_gradient_and_the_update_is_unchanged():

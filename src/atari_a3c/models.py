@@ -11,6 +11,7 @@ from torch import Tensor, nn
 
 from atari_a3c.encoders import build_encoder
 from atari_a3c.hardware import bf16_supported
+from atari_a3c.lstm import lstm_unroll
 
 State = tuple[Tensor, Tensor]
 MIN_VALUE_STD = 1e-2  # floor of the PopArt scale, so near-constant returns do not blow it up
@@ -92,7 +93,7 @@ class ActorCritic(nn.Module):
         frames, mean = self._scale(obs), self.obs_mean
         if frames.dim() == 4 and frames.is_contiguous(memory_format=torch.channels_last):
             mean = mean.permute(1, 2, 0).contiguous().permute(2, 0, 1)
-        return frames - mean
+        return frames.sub_(mean) if self.is_image else frames - mean  # images: a new tensor
 
     def forward(
         self, obs: Tensor, done: Tensor, state: State, last_bootstraps: bool = False
@@ -101,23 +102,17 @@ class ActorCritic(nn.Module):
 
         `last_bootstraps`: the last step's outputs serve only as detached targets, so its frames
         are encoded without gradient (a sixth less encoder backward for 5-step rollouts)."""
-        steps, batch = done.shape
         features = self._encode(obs, last_bootstraps and torch.is_grad_enabled())
         keep = (~done & self.recurrent).unsqueeze(-1).float()
         core = self.core
         gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
         weight_hh = core.weight_hh.to(gates_in.dtype)  # cast once, not at every step (autocast)
-        h, c = state
-        outputs = []
-        for t in range(steps):
-            h, c = lstm_step(gates_in[t], h * keep[t], c * keep[t], weight_hh, core.bias_hh)
-            outputs.append(h)
-        hidden = torch.stack(outputs)
+        hidden, state = lstm_unroll(gates_in, keep, state, weight_hh, core.bias_hh)
         values = self.value(hidden).squeeze(-1) * self.value_std + self.value_mean
         logits = self.policy(hidden)
         if self.dueling:  # Q-values: the value plus the advantages minus their mean
             logits = values.unsqueeze(-1) + logits - logits.mean(-1, keepdim=True)
-        return logits, values, (h, c)
+        return logits, values, state
 
     def _encode(self, obs: Tensor, last_without_grad: bool) -> Tensor:
         """`obs [T, B, ...]` -> features `[T, B, F]`."""
@@ -169,14 +164,6 @@ class ActorCritic(nn.Module):
         mean = self._scale(obs).mean(0)
         self.obs_updates += 1
         self.obs_mean.lerp_(mean, 1.0 if self.obs_updates == 1 else rate)
-
-
-def lstm_step(gates_in: Tensor, h: Tensor, c: Tensor, weight_hh: Tensor, bias_hh: Tensor) -> State:
-    """One `nn.LSTMCell` step given its input projection; the state is kept in float32."""
-    gates = (gates_in + F.linear(h, weight_hh, bias_hh)).float()
-    i, f, g, o = gates.chunk(4, dim=-1)
-    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c), c
 
 
 def prepare_inference(model: ActorCritic):
