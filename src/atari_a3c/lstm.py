@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 
-def unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved: list | None = None):
+def _unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved: list | None = None):
     """The forward of `LSTMUnroll`; appends to `saved`, if given, what its backward needs."""
     h, c = h0, c0
     hidden = []
@@ -37,16 +37,15 @@ class LSTMUnroll(torch.autograd.Function):
     Inputs: `gates_in [T, B, 4H]` (the input projection of every step, float32 or bf16),
     `keep [T, B, 1]`, the state `h0, c0 [B, H]`, and the recurrent `weight_hh [4H, H]` (in
     the gates' dtype) and `bias_hh [4H]`. Returns every step's hidden state `[T, B, H]` and
-    the last cell state `[B, H]`, both float32 (the state is kept in float32, as in bf16
-    autocast the gates are not). Under autocast the products run in its dtype, forward and
-    backward, as autograd's would.
+    the last cell state `[B, H]`, both float32 even where bf16 autocast computes the gates.
+    Under autocast the products run in its dtype, forward and backward, as autograd's would.
     """
 
     @staticmethod
     @torch.amp.custom_fwd(device_type="cpu")
     def forward(ctx, gates_in, keep, h0, c0, weight_hh, bias_hh):
         saved = []  # per step: h_{t-1} and c_{t-1} after the reset, the gates, tanh(c_t)
-        hidden, c = unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved)
+        hidden, c = _unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved)
         prev_h, prev_c, acts, tanh_c = (torch.stack(x) for x in zip(*saved, strict=True))
         ctx.save_for_backward(keep, prev_h, prev_c, acts, tanh_c, weight_hh)
         ctx.dtypes = gates_in.dtype, bias_hh.dtype
@@ -57,12 +56,11 @@ class LSTMUnroll(torch.autograd.Function):
     def backward(ctx, grad_hidden, grad_c):
         keep, prev_h, prev_c, acts, tanh_c, weight_hh = ctx.saved_tensors
         gates_dtype, bias_dtype = ctx.dtypes
-        dh_next = torch.zeros_like(prev_h[0])
-        dc_next = torch.zeros_like(prev_c[0]) if grad_c is None else grad_c
+        dh_next, dc_next = torch.zeros_like(prev_h[0]), grad_c  # unused outputs: zero grads
         dgates = torch.empty_like(acts)
         for t in reversed(range(len(acts))):
             i, f, g, o = acts[t].chunk(4, dim=-1)
-            dh = dh_next if grad_hidden is None else grad_hidden[t] + dh_next
+            dh = grad_hidden[t] + dh_next
             dc = dc_next + dh * o * (1 - tanh_c[t] * tanh_c[t])
             torch.cat(
                 [
@@ -88,5 +86,5 @@ def lstm_unroll(
     """Every step's hidden state `[T, B, H]` and the final state; see `LSTMUnroll`."""
     args = gates_in, keep, *state, weight_hh, bias_hh
     needs_grad = torch.is_grad_enabled() and any(x.requires_grad for x in args)
-    hidden, c = LSTMUnroll.apply(*args) if needs_grad else unroll(*args)  # acting: no saving
+    hidden, c = LSTMUnroll.apply(*args) if needs_grad else _unroll(*args)  # acting: no saving
     return hidden, (hidden[-1], c)
