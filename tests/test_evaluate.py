@@ -1,6 +1,7 @@
 """evaluate.py on checkpoints made by real training runs; the eval callback; init_from."""
 
 import json
+import shutil
 
 import imageio.v3 as iio
 import pytest
@@ -70,6 +71,28 @@ def test_eval_callback_logs_mean_and_keeps_best_checkpoint(cartpole_run):
     best_frames, best_mean = max(last["atari_a3c"]["eval_history"], key=lambda p: p[1])
     assert best_mean == max(evals) and best["atari_a3c"]["frames"] == best_frames
     assert (cartpole_run / "returns.png").stat().st_size > 0
+
+
+def test_resumed_run_remembers_evaluations_that_finished_after_its_last_checkpoint(
+    cartpole_run, tmp_path
+):
+    run = tmp_path / "run"
+    shutil.copytree(cartpole_run, run)
+    last = run / "checkpoints" / "last.ckpt"
+    checkpoint = torch.load(last, weights_only=True)
+    history = [tuple(point) for point in checkpoint["atari_a3c"]["eval_history"]]
+    best_point = max(history, key=lambda point: point[1])
+    recorded = [json.loads(line) for line in (run / "checkpoints" / "evaluations.jsonl").open()]
+    assert [(p["frames"], p["mean"]) for p in recorded] == history
+    # last.ckpt as written at the best evaluation's snapshot, before its games were done
+    checkpoint["atari_a3c"]["eval_history"] = [p for p in history if p != best_point]
+    torch.save(checkpoint, last)
+
+    train(run, *CARTPOLE, f"ckpt_path={last}", "frames=40000")
+    resumed = torch.load(last, weights_only=True)["atari_a3c"]["eval_history"]
+    assert best_point in [tuple(point) for point in resumed]
+    best = torch.load(run / "checkpoints" / "best.ckpt", weights_only=True)["atari_a3c"]
+    assert best["frames"] == max(resumed, key=lambda point: point[1])[0]
 
 
 def test_init_from_starts_a_new_run_from_the_weights(cartpole_run, tmp_path):

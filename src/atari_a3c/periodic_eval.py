@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -23,6 +24,10 @@ class PeriodicEvaluation(Callback):
 
     Logs `eval/return_mean` (and std) at the snapshot's frame count when the games are done, keeps
     `best.ckpt` by that mean, and scores the final weights once more when training ends.
+
+    Each result is also appended to `evaluations.jsonl` beside the checkpoints: an evaluation
+    finishes after the `last.ckpt` written at its snapshot, so a run resumed from that file learns
+    the result (and `best.ckpt`'s score, which a worse one must not replace) from the record.
     """
 
     def __init__(
@@ -49,10 +54,43 @@ class PeriodicEvaluation(Callback):
     def candidate(self) -> Path:
         return self.dir / "eval-candidate.ckpt"
 
+    @property
+    def record(self) -> Path:
+        return self.dir / "evaluations.jsonl"
+
     def on_train_start(self, trainer, pl_module) -> None:
         self.next_eval = (pl_module.frames // self.every_frames + 1) * self.every_frames
-        if pl_module.eval_history:
-            self.best = max(mean for _, mean in pl_module.eval_history)
+        if trainer.is_global_zero:
+            self._recall(pl_module)
+
+    def _recall(self, pl_module) -> None:
+        """A resumed run's evaluations from the record, those after its `last.ckpt` included; a
+        new run (no frames yet) starts the record afresh."""
+        if pl_module.frames == 0:
+            self.record.unlink(missing_ok=True)
+            return
+        recorded = self._recorded()
+        history = dict(pl_module.eval_history)
+        for frames, mean in recorded:
+            if frames <= pl_module.frames:  # later ones belong to the steps being redone
+                history.setdefault(frames, mean)
+        pl_module.eval_history = sorted(history.items())
+        means = [mean for _, mean in recorded + pl_module.eval_history]
+        self.best = max(means, default=float("-inf"))
+
+    def _recorded(self) -> list[tuple[int, float]]:
+        """(frames, mean) of every evaluation in the record; a line cut short by a kill is
+        skipped."""
+        if not self.record.exists():
+            return []
+        points = []
+        for line in self.record.read_text().splitlines():
+            try:
+                point = json.loads(line)
+                points.append((int(point["frames"]), float(point["mean"])))
+            except (ValueError, KeyError, TypeError):
+                log.warning("skipping an unreadable line of %s", self.record)
+        return points
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self._collect(trainer, pl_module, block=False)
@@ -116,10 +154,13 @@ class PeriodicEvaluation(Callback):
         if not scores:
             self.candidate.unlink(missing_ok=True)
             return
-        mean = statistics.fmean(scores)
+        mean, std = statistics.fmean(scores), statistics.pstdev(scores)
         pl_module.eval_history.append((self.snapshot_frames, mean))
+        point = {"frames": self.snapshot_frames, "mean": mean, "std": std}
+        with self.record.open("a") as record:  # before best.ckpt moves: a resume never forgets it
+            record.write(json.dumps(point) + "\n")
         if trainer.logger:
-            metrics = {"eval/return_mean": mean, "eval/return_std": statistics.pstdev(scores)}
+            metrics = {"eval/return_mean": mean, "eval/return_std": std}
             metrics["charts/frames"] = self.snapshot_frames
             trainer.logger.log_metrics(metrics, trainer.global_step)
         if mean > self.best:
