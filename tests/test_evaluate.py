@@ -87,6 +87,8 @@ def test_resumed_run_remembers_evaluations_that_finished_after_its_last_checkpoi
     # last.ckpt as written at the best evaluation's snapshot, before its games were done
     checkpoint["atari_a3c"]["eval_history"] = [p for p in history if p != best_point]
     torch.save(checkpoint, last)
+    with (run / "checkpoints" / "evaluations.jsonl").open("a") as record:
+        record.write('{"frames": 400')  # a line cut short by a kill
 
     train(run, *CARTPOLE, f"ckpt_path={last}", "frames=40000")
     resumed = torch.load(last, weights_only=True)["atari_a3c"]["eval_history"]
