@@ -16,7 +16,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, MissingConfigException
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c import schema  # noqa: F401  (registers the config's types)
@@ -82,9 +82,13 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             jobs = _override_combinations(args, multirun)
-            for overrides in jobs:
+            first = compose(config_name, jobs[0], return_hydra_config=True)
+            _check_hydra(first, multirun)
+            with open_dict(first):
+                del first["hydra"]
+            check(first, jobs[0])
+            for overrides in jobs[1:]:
                 check(compose(config_name, overrides=overrides), overrides)
-            _check_hydra(compose(config_name, jobs[0], return_hydra_config=True), multirun)
     except MissingConfigException as error:
         raise BadInput(_missing_option_message(error)) from None
     except (HydraException, OmegaConfBaseException) as error:
