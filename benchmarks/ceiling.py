@@ -5,6 +5,9 @@ would allow if the machine's cores did nothing else (no emulator, no waiting, no
 with the learner's malloc settings, one learner update of the config's shape (forward over the
 rollout and its bootstrap step, the loss, backward, clipping, the optimizer step, the running
 statistics) and one actor step of its envs (no-grad, prepared as the actors prepare it).
+It also counts their FLOPs (torch's matmul and conv counter) and times a one-thread matrix
+product in the same precision: the rate a core reaches on the best-tuned kernel, so
+`frames_per_s_at_gemm` is what all cores would reach if every FLOP ran that fast.
 Used by `benchmarks/throughput.py`.
 """
 
@@ -16,6 +19,7 @@ import time
 
 import hydra
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from atari_a3c import returns as R
 from atari_a3c.buffers import new_obs
@@ -49,6 +53,20 @@ def median_ms(step, repeats: int) -> float:
         step()
         times.append(time.perf_counter() - start)
     return 1000 * statistics.median(times[2:])
+
+
+def flops(step) -> int:
+    """Matmul and conv FLOPs of one `step()`."""
+    with FlopCounterMode(display=False) as counter:
+        step()
+    return counter.get_total_flops()
+
+
+def gemm_gflops(bf16: bool, side: int = 1024, repeats: int = 20) -> float:
+    """GFLOP/s of a `side`-square matrix product on this thread, in bf16 or fp32."""
+    dtype = torch.bfloat16 if bf16 else torch.float32
+    a, b = torch.randn(side, side, dtype=dtype), torch.randn(side, side, dtype=dtype)
+    return 2 * side**3 / median_ms(lambda: a @ b, repeats) / 1e6
 
 
 def update_step(cfg, model, batch):
@@ -92,8 +110,9 @@ def acting_step(model, batch):
 
 
 def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
-    """Milliseconds of one update and one actor step, one thread each, and the env frames/s
-    all usable cores would reach doing only those (`frames_per_s`)."""
+    """Milliseconds and GFLOP of one update and one actor step, one thread each, the env
+    frames/s all usable cores would reach doing only those (`frames_per_s`), and doing them at
+    a one-thread matrix product's GFLOP/s (`frames_per_s_at_gemm`)."""
     spec = env_spec(cfg)
     steps, envs = cfg.algo.unroll, cfg.envs_per_worker
     rollouts = cfg.algo.batch_rollouts
@@ -104,8 +123,10 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
     torch.set_num_threads(1)
     keep_freed_memory()  # as the learner's process runs
     try:
-        update_ms = median_ms(update_step(cfg, model, batch), repeats)
-        act_ms = median_ms(acting_step(model, acting), 10 * repeats)
+        update, act = update_step(cfg, model, batch), acting_step(model, acting)
+        update_ms, act_ms = median_ms(update, repeats), median_ms(act, 10 * repeats)
+        gemm = gemm_gflops(resolve_precision(str(cfg.trainer.precision)) == "bf16-mixed")
+        gflop = (flops(update) + steps * rollouts * flops(act)) / 1e9
     finally:
         torch.set_num_threads(threads)
     frames = steps * envs * rollouts * cfg.env.frame_skip
@@ -115,4 +136,8 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
         "act_ms": act_ms,
         "frames_per_update": frames,
         "frames_per_s": cores() * frames / cpu_ms * 1000,
+        "gflop_per_update": gflop,
+        "gflops": gflop / cpu_ms * 1000,
+        "gemm_gflops": gemm,
+        "frames_per_s_at_gemm": cores() * frames * gemm / gflop,
     }

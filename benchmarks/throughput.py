@@ -223,15 +223,24 @@ def ratio(a: float, b: float) -> str:
 
 def ceiling_rows(med: dict[str, float], model: str, emulator_threads: int) -> list:
     """The model's compute-only ceiling, and with the emulator's CPU time added (all work
-    spread perfectly over the cores: a bound no layout can beat)."""
+    spread perfectly over the cores: a bound no layout can beat), and its compute at a
+    one-thread matrix product's rate (a bound no kernel can beat by much)."""
     update, act = med[f"{model}/compute/update_ms"], med[f"{model}/compute/act_ms"]
     ms = f"update {update:.1f} ms, actor step {act:.2f} ms"
     compute = med[f"{model}/compute/frames_per_s"]
+    gflop, gflops = med[f"{model}/compute/gflop_per_update"], med[f"{model}/compute/gflops"]
+    gemm = med[f"{model}/compute/gemm_gflops"]
+    work = f"{gflop:.2f} GFLOP per update and its rollout at {gflops:.1f} GFLOP/s"
     n = cores()
     both = n / (n / compute + emulator_threads / med["emulator"])
     return [
-        (f"compute only, `{model}` ({ms}; {n} cores, no emulator)", compute),
+        (f"compute only, `{model}` ({ms}; {work}; {n} cores, no emulator)", compute),
         (f"ceiling, `{model}`: compute + emulator CPU time on {n} cores", both),
+        (
+            f"compute only, `{model}`, every FLOP at a one-thread matrix product's "
+            f"{gemm:.1f} GFLOP/s",
+            med[f"{model}/compute/frames_per_s_at_gemm"],
+        ),
     ]
 
 

@@ -30,3 +30,15 @@ def test_the_timed_frames_are_laid_out_as_the_learner_receives_them():
     frames = batch["obs"].flatten(0, 1)  # as the encoder sees them
     assert frames.is_contiguous(memory_format=torch.channels_last)
     assert batch["obs"].dtype == torch.uint8 and batch["obs"].max() > 0
+
+
+def test_the_counted_update_flops_include_the_backward_pass():
+    cfg = throughput.compose_config([])
+    spec = ceiling.env_spec(cfg)
+    model = ceiling.build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    batch = ceiling.random_batch(cfg.algo.unroll, cfg.envs_per_worker, spec, model.hidden_size)
+    state = (batch["h0"], batch["c0"])
+    forward = ceiling.flops(lambda: model(batch["obs"], batch["done"], state, True))
+    update = ceiling.flops(ceiling.update_step(cfg, model, batch))
+    # backward costs about twice the forward, less the frames' gradient, which nothing needs
+    assert forward > 0 and 2.2 * forward < update < 3 * forward
