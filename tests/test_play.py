@@ -41,3 +41,27 @@ def test_evaluation_presses_fire_after_each_lost_life_in_breakout():
     cfg = compose(*limit, "env.fire_reset=false")
     [idle] = play_module.play(cfg, noop_policy(cfg), 1, seed=0)
     assert idle.length > 470 and idle.score == 0, "without FIRE the ball never comes: time's up"
+
+
+def fresh_starts(cfg) -> list[bool]:
+    """Whether each policy step of one greedy game started with zeroed LSTM memory."""
+    model, firsts = noop_policy(cfg), []
+    forward = model.forward
+
+    def spy(obs, first, state):
+        firsts.append(bool(first))
+        return forward(obs, first, state)
+
+    model.forward = spy
+    play_module.play(cfg, model, 1, seed=0)
+    return firsts
+
+
+def test_a_lost_life_starts_the_policy_memory_over_as_in_training():
+    """Training cuts episodes at lost lives (`env.episodic_life`), zeroing the LSTM state, so
+    evaluation does too: Breakout's five balls are five fresh starts, one without the cuts."""
+    limit = ("env=breakout", "env.max_episode_frames=2000")
+    cut = fresh_starts(compose(*limit))
+    assert cut[0] and sum(cut) == 5
+    whole = fresh_starts(compose(*limit, "env.episodic_life=false"))
+    assert whole[0] and sum(whole) == 1

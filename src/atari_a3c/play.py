@@ -51,14 +51,15 @@ def play(
     `on_game(i, game)` is called as each game ends. With `record`, each game carries the
     recording that replays it. With `env.fire_reset`, games that need FIRE to go on get it as
     their first action and as the next one after each lost life (as the older systems scored):
-    a greedy policy that does not press it would otherwise wait out the time limit.
+    a greedy policy that does not press it would otherwise wait out the time limit. With
+    `env.episodic_life`, the policy's memory starts over at each lost life, as in training.
     """
     width = 1 if render_mode or video_dir else min(PARALLEL_GAMES, episodes)
     envs = [make_env(cfg, render_mode=render_mode, video_dir=video_dir) for _ in range(width)]
     try:
         config = OmegaConf.to_container(cfg, resolve=True) if record else None
         fire = fire_action(envs[0]) if cfg.env.get("fire_reset") else None
-        table = Games(envs, seed, episodes, on_game, config, fire)
+        table = Games(envs, seed, episodes, on_game, config, fire, cfg.env.episodic_life)
         play_batched(table, model, action_rule(cfg, greedy, seed))
     finally:
         for env in envs:
@@ -76,11 +77,21 @@ def fire_action(env) -> int | None:
 class Games:
     """Which game each env plays, its current observation, and the games that have ended.
     With a `record` config, also each game's start state and actions. With a `fire` action,
-    it replaces the policy's at the start of a game and after each lost life."""
+    it replaces the policy's at the start of a game and after each lost life. With
+    `episodic_life`, a lost life starts the policy's memory over, as it did in training."""
 
-    def __init__(self, envs: list, seed: int, episodes: int, on_game, record=None, fire=None):
+    def __init__(
+        self,
+        envs: list,
+        seed: int,
+        episodes: int,
+        on_game,
+        record=None,
+        fire=None,
+        episodic_life=False,
+    ):
         self.envs, self.seed, self.episodes, self.on_game = envs, seed, episodes, on_game
-        self.record, self.fire = record, fire
+        self.record, self.fire, self.episodic_life = record, fire, episodic_life
         self.index: list[int | None] = [None] * len(envs)
         self.obs: list[np.ndarray | None] = [None] * len(envs)
         self.lives = [0] * len(envs)
@@ -110,7 +121,8 @@ class Games:
 
     def step(self, slot: int, action: int) -> bool:
         """Step env `slot` with `action`, or with the action forced on it; when its game ends,
-        record it and start the next. True if it ended."""
+        record it and start the next. True if the policy's next step starts with fresh memory:
+        a new game, or a new life with `episodic_life`."""
         if self.forced[slot] is not None:
             action, self.forced[slot] = self.forced[slot], None
         self.obs[slot], _, terminated, truncated, info = self.envs[slot].step(action)
@@ -118,9 +130,10 @@ class Games:
             self.actions[slot].append(action)
         if not (terminated or truncated):
             lives, self.lives[slot] = self.lives[slot], info.get("lives", 0)
-            if self.lives[slot] < lives:
+            lost = self.lives[slot] < lives
+            if lost:
                 self.forced[slot] = self.fire
-            return False
+            return lost and self.episodic_life
         index, episode = self.index[slot], info["episode"]
         seconds = time.perf_counter() - self.started[slot]
         game = Game(float(episode["r"]), int(episode["l"]), self.seed + index, seconds)
