@@ -1,5 +1,8 @@
 """Playing games in parallel, their policy steps batched, changes no game."""
 
+import math
+
+import pytest
 import torch
 from conftest import compose
 
@@ -65,3 +68,25 @@ def test_a_lost_life_starts_the_policy_memory_over_as_in_training():
     assert cut[0] and sum(cut) == 5
     whole = fresh_starts(compose(*limit, "env.episodic_life=false"))
     assert whole[0] and sum(whole) == 1
+
+
+def head_policy(cfg, bias: list[float]):
+    """A real model whose policy outputs are `bias` in every state."""
+    model = noop_policy(cfg)
+    with torch.no_grad():
+        model.policy.bias.copy_(torch.tensor(bias))
+    return model
+
+
+def test_games_report_the_policy_entropy_argmax_play_chooses_among():
+    cfg = compose("experiment=cartpole")
+    uniform = play_module.play(cfg, head_policy(cfg, [0.0, 0.0]), 3, seed=0)
+    assert [g.entropy for g in uniform] == pytest.approx([math.log(2)] * 3, abs=1e-6)
+    sharp = play_module.play(cfg, head_policy(cfg, [3.0, 0.0]), 3, seed=0)
+    p = 1 / (1 + math.exp(-3))
+    expected = -(p * math.log(p) + (1 - p) * math.log(1 - p))
+    summary = play_module.summarize(sharp)
+    assert summary["mean_entropy"] == pytest.approx(expected, abs=1e-6)
+    dqn = compose("experiment=cartpole_dqn")
+    [game] = play_module.play(dqn, head_policy(dqn, [0.0, 0.0]), 1, seed=0)
+    assert game.entropy is None and "mean_entropy" not in play_module.summarize([game])

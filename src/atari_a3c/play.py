@@ -12,6 +12,7 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
+from torch.distributions import Categorical
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
@@ -27,6 +28,8 @@ class Game:
     length: int  # agent steps
     seed: int  # the reset seed that replays this game
     seconds: float  # wall-clock time it took
+    entropy: float | None = None  # the policy's mean entropy over its steps (nats; uniform:
+    # ln of the action count); None for Q-values, which are no distribution
     recording: Recording | None = None  # its seed, start state and actions, when asked for
 
 
@@ -60,7 +63,7 @@ def play(
         config = OmegaConf.to_container(cfg, resolve=True) if record else None
         fire = fire_action(envs[0]) if cfg.env.get("fire_reset") else None
         table = Games(envs, seed, episodes, on_game, config, fire, cfg.env.episodic_life)
-        play_batched(table, model, action_rule(cfg, greedy, seed))
+        play_batched(table, model, action_rule(cfg, greedy, seed), cfg.algo.name != "dqn")
     finally:
         for env in envs:
             env.close()
@@ -99,6 +102,7 @@ class Games:
         self.started = [0.0] * len(envs)
         self.start_states = [b""] * len(envs)
         self.actions: list[list[int]] = [[] for _ in envs]
+        self.entropy = [0.0] * len(envs)  # summed over the game's steps so far
         self.done: dict[int, Game] = {}
         self.next = 0
         for slot in range(len(envs)):
@@ -112,17 +116,20 @@ class Games:
         self.index[slot], self.next = self.next, self.next + 1
         self.obs[slot], info = self.envs[slot].reset(seed=self.seed + self.index[slot])
         self.lives[slot], self.forced[slot] = info.get("lives", 0), self.fire
-        self.started[slot] = time.perf_counter()
+        self.started[slot], self.entropy[slot] = time.perf_counter(), 0.0
         if self.record is not None:
             self.start_states[slot], self.actions[slot] = emulator_state(self.envs[slot]), []
 
     def active(self) -> list[int]:
         return [slot for slot, index in enumerate(self.index) if index is not None]
 
-    def step(self, slot: int, action: int) -> bool:
-        """Step env `slot` with `action`, or with the action forced on it; when its game ends,
-        record it and start the next. True if the policy's next step starts with fresh memory:
-        a new game, or a new life with `episodic_life`."""
+    def step(self, slot: int, action: int, entropy: float | None = None) -> bool:
+        """Step env `slot` with `action`, or with the action forced on it (`entropy`: the
+        policy's at this step); when its game ends, record it and start the next. True if the
+        policy's next step starts with fresh memory: a new game, or a new life with
+        `episodic_life`."""
+        if entropy is not None:
+            self.entropy[slot] += entropy
         if self.forced[slot] is not None:
             action, self.forced[slot] = self.forced[slot], None
         self.obs[slot], _, terminated, truncated, info = self.envs[slot].step(action)
@@ -137,6 +144,8 @@ class Games:
         index, episode = self.index[slot], info["episode"]
         seconds = time.perf_counter() - self.started[slot]
         game = Game(float(episode["r"]), int(episode["l"]), self.seed + index, seconds)
+        if entropy is not None:
+            game.entropy = self.entropy[slot] / game.length
         if self.record is not None:
             state, actions = self.start_states[slot], self.actions[slot]
             game.recording = Recording(
@@ -162,9 +171,12 @@ def action_rule(cfg: DictConfig, greedy: bool, seed: int) -> Callable[[Tensor], 
 
 
 @torch.no_grad()
-def play_batched(games: Games, model: ActorCritic, choose: Callable[[Tensor], Tensor]) -> None:
+def play_batched(
+    games: Games, model: ActorCritic, choose: Callable[[Tensor], Tensor], policy: bool = False
+) -> None:
     """Step every running game with one batched policy step until all games have ended
-    (`model` is readied for acting by `prepare_inference`)."""
+    (`model` is readied for acting by `prepare_inference`). With `policy` (outputs are logits,
+    not Q-values) each game keeps the policy's mean entropy."""
     autocast = prepare_inference(model)
     h, c = model.initial_state(len(games.envs))
     first = torch.ones(len(games.envs), dtype=torch.bool)  # a game starts: zero its state
@@ -175,9 +187,13 @@ def play_batched(games: Games, model: ActorCritic, choose: Callable[[Tensor], Te
                 obs[None], first[active][None], (h[active], c[active])
             )
         h[active], c[active] = h_new, c_new
-        actions = choose(logits[0].float())
-        for slot, action in zip(active, actions.tolist(), strict=True):
-            first[slot] = games.step(slot, action)
+        outputs = logits[0].float()
+        actions = choose(outputs).tolist()
+        entropies = (
+            Categorical(logits=outputs).entropy().tolist() if policy else [None] * len(active)
+        )
+        for slot, action, entropy in zip(active, actions, entropies, strict=True):
+            first[slot] = games.step(slot, action, entropy)
 
 
 def score_checkpoint(path: str, episodes: int, seed: int, results) -> None:
@@ -199,7 +215,16 @@ def summarize(games: list[Game]) -> dict[str, float]:
         "median": statistics.median(scores),
         "max": max(scores),
         "mean_length": statistics.fmean(g.length for g in games),
-    }
+    } | mean_entropy(games)
+
+
+def mean_entropy(games: list[Game]) -> dict[str, float]:
+    """The policy's entropy over all the games' steps, when it is a policy: near ln(actions),
+    argmax play picks among near-ties and can repeat one loop."""
+    if any(g.entropy is None for g in games):
+        return {}
+    steps = sum(g.length for g in games)
+    return {"mean_entropy": sum(g.entropy * g.length for g in games) / steps}
 
 
 def as_rows(games: list[Game]) -> list[dict]:
