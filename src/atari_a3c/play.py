@@ -12,7 +12,6 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
-from torch.distributions import Categorical
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
@@ -20,6 +19,7 @@ from atari_a3c.dqn import epsilon_greedy
 from atari_a3c.envs import make_env
 from atari_a3c.models import ActorCritic, prepare_inference
 from atari_a3c.replay import Recording, emulator_state
+from atari_a3c.returns import policy_entropy
 
 
 @dataclass
@@ -189,9 +189,7 @@ def play_batched(
         h[active], c[active] = h_new, c_new
         outputs = logits[0].float()
         actions = choose(outputs).tolist()
-        entropies = (
-            Categorical(logits=outputs).entropy().tolist() if policy else [None] * len(active)
-        )
+        entropies = policy_entropy(outputs).tolist() if policy else [None] * len(active)
         for slot, action, entropy in zip(active, actions, entropies, strict=True):
             first[slot] = games.step(slot, action, entropy)
 

@@ -79,12 +79,17 @@ def actor_critic_loss(
     value_coef: float,
 ) -> Losses:
     """Policy-gradient, value and entropy terms, averaged over `[T, B]`; targets are constants."""
-    log_probs = F.log_softmax(logits, dim=-1)
     policy = -(action_log_probs(logits, actions) * advantages.detach()).mean()
     value = 0.5 * (targets.detach() - values).pow(2).mean()
-    entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
+    entropy = policy_entropy(logits).mean()
     total = policy + value_coef * value - entropy_coef * entropy
     return Losses(total, policy, value, entropy)
+
+
+def policy_entropy(logits: Tensor) -> Tensor:
+    """The entropy (nats) of the softmax policy over the last dim of `logits`."""
+    log_probs = F.log_softmax(logits, dim=-1)
+    return -(log_probs.exp() * log_probs).sum(-1)
 
 
 def action_log_probs(logits: Tensor, actions: Tensor) -> Tensor:
