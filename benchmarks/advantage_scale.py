@@ -26,7 +26,8 @@ ENVS = 16
 
 @torch.no_grad()
 def play(checkpoint: str, steps: int) -> tuple:
-    """The policy's values, rewards, dones and entropies over `steps + 1` steps `[T, B]`."""
+    """The config, and `[T, B]` values and policy entropies of `steps + 1` steps, rewards and
+    dones of the `steps` between them."""
     cfg, model = policy_from_checkpoint(load_checkpoint(checkpoint))
     envs = TrainingEnvs(cfg, ENVS)
     obs, done = torch.as_tensor(envs.reset(seed=cfg.seed)), torch.zeros(ENVS, dtype=torch.bool)
@@ -42,8 +43,7 @@ def play(checkpoint: str, steps: int) -> tuple:
         rewards.append(torch.as_tensor(move.reward, dtype=torch.float32))
         dones.append(done)
     envs.close()
-    stack = torch.stack
-    return cfg, stack(values), stack(rewards), stack(dones), stack(entropies)
+    return cfg, *(torch.stack(x) for x in (values, rewards, dones, entropies))
 
 
 def advantages(cfg, values, rewards, dones) -> torch.Tensor:
