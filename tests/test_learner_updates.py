@@ -121,13 +121,3 @@ def test_the_entropy_scale_multiplies_only_the_bonus():
     bonus = learner.cfg.algo.entropy_coef * full.entropy
     torch.testing.assert_close(tenth.total - full.total, 0.9 * bonus)
     torch.testing.assert_close(tenth.policy, full.policy)
-
-
-def test_a_resumed_run_keeps_the_advantages_running_std():
-    learner, _ = make_learner("algo.advantage_std_rate=0.5")
-    learner.track_advantages(torch.full((4, 3), 0.1))
-    checkpoint = {}
-    learner.on_save_checkpoint(checkpoint)
-    resumed, _ = make_learner("algo.advantage_std_rate=0.5")
-    resumed.on_load_checkpoint(checkpoint)
-    assert resumed.entropy_scale == learner.entropy_scale < 1.0
