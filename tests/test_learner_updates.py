@@ -95,29 +95,3 @@ def test_the_learning_rate_rises_over_the_warmup_and_falls_over_the_cooldown():
     assert [lr_factor(step, 0, 100, 10) for step in (0, 90, 95, 100)] == [1.0, 1.0, 0.5, 0.0]
     assert math.isclose(lr_factor(1, 4, 10, 10), 0.5 * 0.9)
     assert lr_factor(7, 0, 10, 0) == 1.0
-
-
-def test_the_entropy_bonus_is_weighed_per_unit_of_the_advantages_running_std():
-    learner, _ = make_learner("algo.advantage_std_rate=0.5")
-    assert learner.entropy_scale == 1.0  # the std starts at 1
-    learner.track_advantages(torch.full((4, 3), 0.1))
-    assert math.isclose(learner.entropy_scale, math.sqrt(0.5 * 1.0 + 0.5 * 0.01))
-    untracked, _ = make_learner()
-    untracked.track_advantages(torch.full((4, 3), 0.1))
-    assert untracked.entropy_scale == 1.0
-
-
-def test_the_entropy_scale_multiplies_only_the_bonus():
-    learner, _ = make_learner()
-    g = torch.Generator().manual_seed(1)
-    batch = {
-        "done": torch.zeros(5, 3, dtype=torch.bool),
-        "action": torch.randint(0, 2, (4, 3), generator=g),
-        "reward": torch.randn(4, 3, generator=g),
-    }
-    logits, values = torch.randn(5, 3, 2, generator=g), torch.randn(5, 3, generator=g)
-    full = rollout_losses(batch, logits, values, learner.cfg.algo)[0]
-    tenth = rollout_losses(batch, logits, values, learner.cfg.algo, entropy_scale=0.1)[0]
-    bonus = learner.cfg.algo.entropy_coef * full.entropy
-    torch.testing.assert_close(tenth.total - full.total, 0.9 * bonus)
-    torch.testing.assert_close(tenth.policy, full.policy)
