@@ -82,7 +82,7 @@ def update_step(cfg, model, batch):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             logits, values, _ = model(batch["obs"], batch["done"], state, last_bootstraps=True)
             norm = (model.value_mean, model.value_std)
-            losses, targets, _ = R.rollout_losses(batch, logits.float(), values.float(), algo, norm)
+            losses, targets = R.rollout_losses(batch, logits.float(), values.float(), algo, norm)
         losses.total.backward()
         clip_gradients(model.parameters(), cfg.trainer.gradient_clip_val)
         optimizer.step()

@@ -20,7 +20,6 @@ POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
 ]
 ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
     ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("algo.advantage_std_rate", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
 ]
 DQN_RULES: list[Rule] = [
     ("algo.n_step", positive_int, "a positive integer"),

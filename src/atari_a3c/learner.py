@@ -21,7 +21,6 @@ from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
 
 RECENT_GAMES = 100
-MIN_ADVANTAGE_STD = 1e-2  # floor of the entropy bonus's scale
 CLIP_EPS = 1e-6  # clip_grad_norm_'s factor is limit / (norm + CLIP_EPS)
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,6 @@ class ActorCriticLearner(L.LightningModule):
         self._batches_since_write = 0
         self._rate_mark = (time.perf_counter(), 0)  # (time, frames) where charts/fps last started
         self.value_targets = torch.zeros(0)  # the last update's, for the PopArt statistics
-        self.advantage_std = 1.0  # running std of the advantages (`algo.advantage_std_rate`)
         self.episodes = EpisodeAssembler()  # REINFORCE's whole episodes
 
     @property
@@ -72,10 +70,9 @@ class ActorCriticLearner(L.LightningModule):
         logits, values, _ = self.model(batch["obs"], batch["done"], state, last_bootstraps=True)
         model = self.model  # PopArt's statistics: identity unless tracked
         norm = (model.value_mean, model.value_std)
-        losses, targets, advantages = R.rollout_losses(
-            batch, logits.float(), values.float(), self.cfg.algo, norm, self.entropy_scale
+        losses, targets = R.rollout_losses(
+            batch, logits.float(), values.float(), self.cfg.algo, norm
         )
-        self.track_advantages(advantages)
         self.log_step(batch, losses, targets, values[:-1].float())
         self.keep_value_targets(targets)
         # Always backward, even a non-finite loss: its gradients are non-finite on every rank
@@ -93,23 +90,6 @@ class ActorCriticLearner(L.LightningModule):
         self.log_step(batch, losses, targets, values)
         self.keep_value_targets(targets)
         return losses.total
-
-    @property
-    def entropy_scale(self) -> float:
-        """The entropy bonus's multiplier: the advantages' running std when tracked, so that
-        `algo.entropy_coef` weighs the bonus per unit of policy gradient in every game."""
-        return self.advantage_std if self.cfg.algo.get("advantage_std_rate") else 1.0
-
-    def track_advantages(self, advantages: Tensor) -> None:
-        """Move the advantages' running std (from 1) towards this batch's root mean square."""
-        rate = self.cfg.algo.get("advantage_std_rate")
-        if not rate:
-            return
-        second = advantages.detach().pow(2).mean().item()
-        if math.isfinite(second):
-            moved = (1 - rate) * self.advantage_std**2 + rate * second
-            self.advantage_std = max(math.sqrt(moved), MIN_ADVANTAGE_STD)
-            self.add_metrics({"losses/advantage_std": self.advantage_std})
 
     def keep_value_targets(self, targets: Tensor) -> None:
         """The targets PopArt's statistics move towards after this step; none if non-finite."""
@@ -248,7 +228,6 @@ class ActorCriticLearner(L.LightningModule):
             "recent_returns": list(self.recent_returns),
             "game_history": self.game_history.points,
             "eval_history": self.eval_history,
-            "advantage_std": self.advantage_std,
             "overrides": list(self.overrides),
             "wandb_id": getattr(self.logger, "version", None) if self.logger else None,
         }
@@ -259,7 +238,6 @@ class ActorCriticLearner(L.LightningModule):
         self.recent_returns.extend(meta["recent_returns"])
         self.game_history = GameHistory(meta["game_history"])
         self.eval_history = [tuple(point) for point in meta["eval_history"]]
-        self.advantage_std = meta.get("advantage_std", 1.0)  # absent before it was tracked
 
 
 def clip_gradients(parameters, limit: float) -> Tensor:

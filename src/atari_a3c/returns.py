@@ -97,17 +97,11 @@ def action_log_probs(logits: Tensor, actions: Tensor) -> Tensor:
 
 
 def rollout_losses(
-    batch: dict[str, Tensor],
-    logits: Tensor,
-    values: Tensor,
-    algo,
-    value_norm=(0.0, 1.0),
-    entropy_scale: float = 1.0,
-) -> tuple[Losses, Tensor, Tensor]:
-    """The loss on a rollout batch (`[T + 1, B]` outputs, the last step only bootstraps), its
-    value targets and advantages: n-step/GAE (`algo.name` a3c) or V-trace (impala) targets,
-    then the actor-critic loss with values and targets normalized by PopArt's `value_norm`
-    (mean, std) and the entropy bonus `algo.entropy_coef * entropy_scale`."""
+    batch: dict[str, Tensor], logits: Tensor, values: Tensor, algo, value_norm=(0.0, 1.0)
+) -> tuple[Losses, Tensor]:
+    """The loss on a rollout batch (`[T + 1, B]` outputs, the last step only bootstraps) and
+    its value targets: n-step/GAE (`algo.name` a3c) or V-trace (impala) targets, then the
+    actor-critic loss with values and targets normalized by PopArt's `value_norm` (mean, std)."""
     discounts = algo.gamma * (~batch["done"][1:]).float()
     bootstrap, values_t = values[-1].detach(), values[:-1]
     logits_t, actions = logits[:-1], batch["action"]
@@ -135,7 +129,7 @@ def rollout_losses(
         (values_t - mean) / std,
         advantages,
         (targets - mean) / std,
-        algo.entropy_coef * entropy_scale,
+        algo.entropy_coef,
         algo.value_coef,
     )
-    return losses, targets, advantages
+    return losses, targets

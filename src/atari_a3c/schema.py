@@ -55,7 +55,6 @@ class AlgoConfig:
     entropy_coef: float | None = None  # the policy-gradient algos (a3c, impala, reinforce)
     value_coef: float | None = None
     popart_rate: float = 0.0
-    advantage_std_rate: float = 0.0  # a3c and impala
     gae_lambda: float | None = None  # a3c and impala
     clip_rho: float | None = None  # V-trace only
     clip_pg_rho: float | None = None
