@@ -215,7 +215,9 @@ def normalized(game: str, score: float) -> float:
 
 
 def load_records(out: Path) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(out.glob("*-seed*.json"))]
+    """The records under `out`, by game, then by seed in numeric order."""
+    records = [json.loads(p.read_text()) for p in out.glob("*-seed*.json")]
+    return sorted(records, key=lambda r: (r["game"], r["seed"]))
 
 
 def summary_table(records: list[dict]) -> str:
@@ -234,6 +236,8 @@ def summary_table(records: list[dict]) -> str:
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
         )
+    if records:
+        lines.append("\n" + per_game_table(records))
     if scores := game_scores(records):
         lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
                      f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
@@ -241,6 +245,33 @@ def summary_table(records: list[dict]) -> str:
         lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
                      f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
     return "\n".join(lines)
+
+
+def per_game_table(records: list[dict]) -> str:
+    """One row per game: its seeds' mean greedy and sampled scores and how many meet the target."""
+    lines = [
+        "| game | seeds | greedy, mean of seeds | seeds >= target | sampled, mean of seeds "
+        "| target | human-norm. (greedy) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for game, rows in by_game(records).items():
+        greedy = statistics.fmean(r["final"]["mean"] for r in rows)
+        sampled = [r["final_sampled"]["mean"] for r in rows if r.get("final_sampled")]
+        goal = target(rows[0])[0]
+        met = sum(r["final"]["mean"] >= goal for r in rows)
+        lines.append(
+            f"| {game} | {len(rows)} | {greedy:,.1f} | {met} of {len(rows)} "
+            f"| {f'{statistics.fmean(sampled):,.1f}' if sampled else '-'} | {goal:g} "
+            f"| {normalized(game, greedy):.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def by_game(records: list[dict]) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(r["game"], []).append(r)
+    return groups
 
 
 def target(record: dict) -> tuple[float, str]:
@@ -258,11 +289,11 @@ def cell(summary: dict | None) -> str:
 def game_scores(records: list[dict], key: str = "final") -> list[float]:
     """Each game's human-normalized score (`key`: greedy `final` or `final_sampled`), averaged
     over its seeds that have it."""
-    by_game: dict[str, list[float]] = {}
-    for r in records:
-        if r.get(key):
-            by_game.setdefault(r["game"], []).append(normalized(r["game"], r[key]["mean"]))
-    return [statistics.fmean(scores) for scores in by_game.values()]
+    scores = (
+        [normalized(game, r[key]["mean"]) for r in rows if r.get(key)]
+        for game, rows in by_game(records).items()
+    )
+    return [statistics.fmean(s) for s in scores if s]
 
 
 def plot(records: list[dict], path: Path) -> None:

@@ -44,3 +44,22 @@ def test_a_step_killed_by_sigterm_counts_as_stopped_not_failed(tmp_path):
     kill = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"  # as evaluate.py dies
     with pytest.raises(SystemExit, match=r"stopped \(-15\).*resumes it"):
         atari.run(["python", "-c", kill], tmp_path / "step.log")
+
+
+def test_the_per_game_table_gives_each_games_mean_and_the_seeds_that_meet_its_target():
+    goal = atari.REFERENCE["breakout"][2]
+    sampled = {"mean": 100.0, "std": 0.0}
+    records = [record("breakout", 1, goal + 20) | {"final_sampled": sampled},
+               record("breakout", 2, goal - 40)]  # fmt: skip
+    row = atari.per_game_table(records).splitlines()[2]
+    assert row == f"| breakout | 2 | {goal - 10:,.1f} | 1 of 2 | 100.0 | {goal:g} " + (
+        f"| {atari.normalized('breakout', goal - 10):.3f} |"
+    )
+
+
+def test_records_are_listed_by_game_then_by_seed_in_numeric_order(tmp_path):
+    for game, seed in [("pong", 10), ("pong", 9), ("breakout", 2)]:
+        path = tmp_path / f"{game}-seed{seed}.json"
+        path.write_text(atari.json.dumps(record(game, seed, 0.0)))
+    order = [(r["game"], r["seed"]) for r in atari.load_records(tmp_path)]
+    assert order == [("breakout", 2), ("pong", 9), ("pong", 10)]
