@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c import schema  # noqa: F401  (registers the config's types)
-from atari_a3c.errors import BadInput, TrainingStopped, fail
+from atari_a3c.errors import BadInput, RunFinished, TrainingStopped, fail
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +86,13 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
             _check_hydra(first, multirun)
             with open_dict(first):
                 del first["hydra"]
-            check(first, jobs[0])
-            for overrides in jobs[1:]:
-                check(compose(config_name, overrides=overrides), overrides)
+            for i, overrides in enumerate(jobs):
+                cfg = compose(config_name, overrides=overrides) if i else first
+                try:
+                    check(cfg, overrides)
+                except RunFinished:
+                    if not multirun:
+                        raise  # a sweep's finished job says so when its turn comes
     except MissingConfigException as error:
         raise BadInput(_missing_option_message(error)) from None
     except (HydraException, OmegaConfBaseException) as error:
@@ -130,11 +134,15 @@ def _one_line(error: Exception) -> str:
 
 
 def precheck(config_dir: Path, config_name: str, check: Check) -> None:
-    """The command line's checks; anything wrong exits 2 with one line."""
+    """The command line's checks; anything wrong exits 2 with one line, a finished run exits 0
+    saying so."""
     try:
         check_command_line(config_dir, config_name, check, sys.argv[1:])
     except BadInput as error:
         fail(str(error).strip().splitlines()[0])
+    except RunFinished as finished:
+        print(finished)
+        sys.exit(0)
 
 
 def run_dir_of(ckpt_path: str | None) -> str | None:
@@ -149,13 +157,17 @@ if not OmegaConf.has_resolver("run_dir_of"):  # conf/hydra/default.yaml's run di
 def run_or_exit(task: Callable[[DictConfig], float], cfg: DictConfig) -> float:
     """Run a Hydra task; a bad value it finds becomes one line and exit code 2.
 
-    Training that had to stop exits with code 1, except in a multirun: there the job is logged
+    A resumed run already finished says so and returns its last evaluation mean. Training
+    that had to stop exits with code 1, except in a multirun: there the job is logged
     as failed and returns NaN (a failed trial to Optuna), and the sweep goes on.
     """
     try:
         return task(cfg)
     except BadInput as error:
         fail(str(error))
+    except RunFinished as finished:
+        log.info("%s", finished)
+        return finished.metric
     except TrainingStopped as error:
         hydra_cfg = HydraConfig.get()
         if hydra_cfg.mode != RunMode.MULTIRUN:

@@ -22,6 +22,14 @@ class TrainingStopped(RuntimeError):
     """Training had to stop (an actor kept failing, losses stayed non-finite); exit code 1."""
 
 
+class RunFinished(Exception):
+    """A resumed run whose frame budget is already spent: said in one line, exit code 0."""
+
+    def __init__(self, message: str, metric: float):
+        super().__init__(message)
+        self.metric = metric  # the run's last evaluation mean (a sweep's metric)
+
+
 class ActorFailure(TrainingStopped):
     """An actor kept failing: training stops (after saving a checkpoint)."""
 

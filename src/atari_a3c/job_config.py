@@ -17,6 +17,7 @@ from atari_a3c.checkpoint_sources import locate
 from atari_a3c.config import check_model_fits, validate
 from atari_a3c.envs import EnvSpec, env_spec, obs_type
 from atari_a3c.hardware import actor_layout, cores, learner_threads
+from atari_a3c.resume import check_newest, check_unfinished
 
 
 def size_from_cores(cfg: DictConfig) -> None:
@@ -67,7 +68,8 @@ def effective_config(
 
 
 def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
-    """Every check that needs no process: values, env, model fit, the checkpoints named.
+    """Every check that needs no process: values, env, model fit, the checkpoints named (a
+    resume only from the run's newest, RunFinished if its budget is spent).
 
     Returns the effective config and overrides (a resumed run's own, updated), the env spec
     and the checkpoints loaded. `checked` (the env spec and checkpoints the command line's
@@ -91,6 +93,9 @@ def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
         check_same_model(checkpoint, cfg.model, spec.obs_shape, spec.num_actions)
+    if cfg.ckpt_path:
+        check_newest(cfg.ckpt_path, checkpoints["ckpt_path"])
+        check_unfinished(cfg.ckpt_path, checkpoints["ckpt_path"], cfg.frames)
     return cfg, overrides, spec, checkpoints
 
 
