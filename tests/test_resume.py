@@ -10,7 +10,7 @@ from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
 from atari_a3c.job_config import check
 
-CARTPOLE = ("experiment=cartpole", "frames=4000", "logger=csv", "callbacks.eval.at_end=false")
+CARTPOLE = ("experiment=cartpole", "frames=3000", "logger=csv", "callbacks.eval.at_end=false")
 CARTPOLE += ("callbacks.eval.every_frames=2000", "callbacks.eval.episodes=1")
 
 
@@ -62,6 +62,6 @@ def test_resuming_a_finished_run_says_so_and_exits_0_at_once(finished_run):
     before = snapshot(finished_run)
     result = run_script("train.py", f"ckpt_path={last}", timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert f"{finished_run} is finished: {frames(last):,} of frames=4,000 trained" in result.stdout
+    assert f"{finished_run} is finished: {frames(last):,} of frames=3,000 trained" in result.stdout
     assert "raise frames=" in result.stdout
     assert snapshot(finished_run) == before
