@@ -32,7 +32,7 @@ def n_step_targets(rewards: Tensor, discounts: Tensor, bootstrap: Tensor, n: int
     A zero discount (an episode ended) stops both the sum and the bootstrap.
     """
     steps = rewards.shape[0]
-    t = torch.arange(steps)
+    t = torch.arange(steps, device=rewards.device)
     total = torch.zeros_like(rewards)
     scale = torch.ones_like(rewards)
     for k in range(n):

@@ -59,23 +59,30 @@ def _joined(pieces: list[Episode]) -> Episode:
 
 
 def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
-    """Episodes side by side, time-major `[L, E]` padded to the longest: obs, `done` (true at
-    each start), action, Monte-Carlo return-to-go, and `valid` (false on the padding)."""
-    length = max(len(e.action) for e in episodes)
-    valid = torch.zeros(length, len(episodes), dtype=torch.bool)
-    for j, episode in enumerate(episodes):
-        valid[: len(episode.action), j] = True
+    """Episodes side by side, time-major `[L, E]` padded to the longest, on the episodes'
+    device: obs, `done` (true at each start), action, Monte-Carlo return-to-go, `valid` (false
+    on the padding) and `valid_index`, the valid cells' positions in the flattened `[L * E]`
+    (row-major, as boolean indexing with `valid` orders them, without its host sync)."""
+    lengths = [len(e.action) for e in episodes]
+    length, count = max(lengths), len(episodes)
+    device = episodes[0].reward.device
+    steps = torch.arange(length, device=device)[:, None]
+    valid = steps < torch.tensor(lengths, device=device)
+    valid_index = torch.tensor(
+        [t * count + j for t in range(length) for j, n in enumerate(lengths) if t < n],
+        device=device,
+    )
 
     def stack(key: str) -> Tensor:
         tensors = [getattr(e, key) for e in episodes]
-        out = tensors[0].new_zeros(length, len(episodes), *tensors[0].shape[1:])
+        out = tensors[0].new_zeros(length, count, *tensors[0].shape[1:])
         for j, tensor in enumerate(tensors):
             out[: len(tensor), j] = tensor
         return out
 
     rewards = stack("reward")
     discounts = torch.full_like(rewards, gamma)
-    returns = R.discounted_returns(rewards, discounts, torch.zeros(len(episodes)))
+    returns = R.discounted_returns(rewards, discounts, rewards.new_zeros(count))
     done = torch.zeros_like(valid)
     done[0] = True
     return {
@@ -84,6 +91,7 @@ def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
         "action": stack("action"),
         "return": returns,
         "valid": valid,
+        "valid_index": valid_index,
     }
 
 
@@ -92,15 +100,20 @@ def reinforce_losses(model, episodes: list[Episode], algo) -> tuple[R.Losses, Te
     return-to-go as target (minus the critic's value as a baseline when `algo.value_coef` > 0).
     Returns the losses, the returns and the values of every valid step, `[1, n]`."""
     ep = padded(episodes, algo.gamma)
-    logits, values, _ = model(ep["obs"], ep["done"], model.initial_state(len(episodes)))
-    valid = ep["valid"]
-    logits, values = logits.float()[valid][None], values.float()[valid][None]
-    targets = ep["return"][valid][None]
+    state = model.initial_state(len(episodes), ep["obs"].device)
+    logits, values, _ = model(ep["obs"], ep["done"], state)
+    index = ep["valid_index"]
+
+    def valid(tensor: Tensor) -> Tensor:  # [L, E, ...] -> [1, n, ...]
+        return tensor.flatten(0, 1).index_select(0, index)[None]
+
+    logits, values = valid(logits.float()), valid(values.float())
+    targets = valid(ep["return"])
     baseline = values.detach() if algo.value_coef else torch.zeros_like(targets)
     mean, std = model.value_mean, model.value_std  # identity unless PopArt is on
     losses = R.actor_critic_loss(
         logits,
-        ep["action"][valid][None],
+        valid(ep["action"]),
         (values - mean) / std,
         targets - baseline,
         (targets - mean) / std,

@@ -1,4 +1,5 @@
-"""Run-time detection of what this CPU does fast."""
+"""Run-time detection of what this machine does fast: the CPU's bf16, the device that learns,
+the cores, and the layout of actors and learner threads that follows from them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import ctypes
 import functools
 import os
 from pathlib import Path
+
+import torch
 
 BF16_FLAGS = {"amx_bf16", "avx512_bf16"}
 
@@ -36,30 +39,69 @@ def bf16_supported() -> bool:
     return bool(BF16_FLAGS & cpu_flags())
 
 
-def resolve_precision(precision: str) -> str:
-    """`auto` -> `bf16-mixed` where the CPU does bf16 natively, else `32-true`."""
+def learner_device(accelerator: str) -> str:
+    """The kind of device Lightning's `accelerator` trains on here: cuda, mps or cpu."""
+    if accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available():
+        return "cuda"
+    if accelerator in ("auto", "gpu", "mps") and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def resolve_precision(precision: str, device: str = "cpu") -> str:
+    """`auto` -> the precision the learning device does natively: bf16-mixed on CUDA GPUs of
+    compute capability 8.0+ and on CPUs with AMX or AVX512-BF16, else 32-true (on CUDA with
+    TF32 matrix products). Never fp16: its loss scaling would need clipping inside the plugin."""
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     if precision != "auto":
         return precision
-    return "bf16-mixed" if bf16_supported() else "32-true"
+    if device == "cuda":
+        return "bf16-mixed" if torch.cuda.get_device_capability() >= (8, 0) else "32-true"
+    if device == "cpu" and bf16_supported():
+        return "bf16-mixed"
+    return "32-true"
+
+
+def learner_processes(devices, accelerator: str) -> int:
+    """The learner processes (DDP ranks) Lightning starts on this machine for `devices`."""
+    if devices not in ("auto", -1):
+        return len(devices) if isinstance(devices, list | tuple) else int(devices)
+    device = learner_device(accelerator)
+    return torch.cuda.device_count() if device == "cuda" else 1
 
 
 def cores() -> int:
-    """The cores this process may run on (its affinity mask, so `taskset` is respected)."""
-    return len(os.sched_getaffinity(0))
+    """The cores this process may run on (its affinity mask where the OS has one, so `taskset`
+    is respected; macOS has none)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
-def actor_layout(num_cores: int) -> tuple[int, int]:
-    """(actor processes, emulator threads each): one actor per 4 cores, two emulator threads.
+GPU_LEARNER_THREADS = 2  # a GPU learner's host work: batches in, weights out
 
-    On 2 cores one actor stepping all its envs on two threads, beside a one-thread learner, is
-    the fastest layout measured (BENCHMARKS.md).
+
+def actor_layout(num_cores: int, gpu_learner: bool = False) -> tuple[int, int]:
+    """(actor processes, emulator threads each) for one learner's share of the cores.
+
+    A CPU learner: one actor per 4 cores, two emulator threads; on 2 cores one actor stepping
+    all its envs on two threads, beside a one-thread learner, is the fastest layout measured
+    (BENCHMARKS.md). A GPU learner keeps `GPU_LEARNER_THREADS` cores and the actors, two
+    emulator threads each, take the rest.
     """
-    return max(1, num_cores // 4), min(2, num_cores)
+    env_threads = min(2, num_cores)
+    if gpu_learner:
+        return max(1, (num_cores - GPU_LEARNER_THREADS) // env_threads), env_threads
+    return max(1, num_cores // 4), env_threads
 
 
-def learner_threads(num_cores: int, workers: int, env_threads: int) -> int:
-    """The cores the actors' emulator threads leave free, at least one."""
-    return max(1, num_cores - workers * env_threads)
+def learner_threads(num_cores: int, workers: int, env_threads: int, gpu_learner=False) -> int:
+    """The cores the actors' emulator threads leave free, at least one (a GPU learner's: at
+    most `GPU_LEARNER_THREADS`)."""
+    free = max(1, num_cores - workers * env_threads)
+    return min(free, GPU_LEARNER_THREADS) if gpu_learner else free
 
 
 M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)

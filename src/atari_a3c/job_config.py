@@ -16,19 +16,29 @@ from atari_a3c.checkpoint import (
 from atari_a3c.checkpoint_sources import locate
 from atari_a3c.config import check_model_fits, validate
 from atari_a3c.envs import EnvSpec, env_spec, obs_type
-from atari_a3c.hardware import actor_layout, cores, learner_threads
+from atari_a3c.hardware import (
+    actor_layout,
+    cores,
+    learner_device,
+    learner_processes,
+    learner_threads,
+)
 from atari_a3c.resume import check_newest, check_unfinished
 
 
 def size_from_cores(cfg: DictConfig) -> None:
-    """Fill the layout keys left null (actors, emulator threads, learner threads) from the cores."""
-    workers, env_threads = actor_layout(cores())
+    """Fill the layout keys left null (actors, emulator threads, learner threads) from each
+    learner process's share of the cores and the device it learns on."""
+    share = max(1, cores() // learner_processes(cfg.trainer.devices, cfg.trainer.accelerator))
+    gpu = learner_device(cfg.trainer.accelerator) != "cpu"
+    workers, env_threads = actor_layout(share, gpu)
     if cfg.workers is None:
         cfg.workers = workers
     if "env_threads" in cfg.env and cfg.env.env_threads is None:
         cfg.env.env_threads = env_threads
     if not cfg.learner_threads:
-        cfg.learner_threads = learner_threads(cores(), cfg.workers, cfg.env.get("env_threads", 1))
+        used = cfg.env.get("env_threads", 1)
+        cfg.learner_threads = learner_threads(share, cfg.workers, used, gpu)
 
 
 def resume_config(

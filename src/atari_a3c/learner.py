@@ -52,7 +52,7 @@ class ActorCriticLearner(L.LightningModule):
         self.pending_metrics: dict[str, float | Tensor] = {}  # the latest of each, until written
         self._batches_since_write = 0
         self._rate_mark = (time.perf_counter(), 0)  # (time, frames) where charts/fps last started
-        self.value_targets = torch.zeros(0)  # the last update's, for the PopArt statistics
+        self.value_moments = torch.zeros(3)  # the last update's targets' sum, sum of squares, count
         self.episodes = EpisodeAssembler()  # REINFORCE's whole episodes
 
     @property
@@ -63,7 +63,8 @@ class ActorCriticLearner(L.LightningModule):
         self.stop_if_an_actor_failed(batch)
         self.count_frames(batch)
         if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
-            self.model.track_observations(batch["obs"][0], self.cfg.algo.obs_mean_rate)
+            mean = self.ranks_mean(self.model.observation_mean(batch["obs"][0]))
+            self.model.track_observation_mean(mean, self.cfg.algo.obs_mean_rate)
         if self.cfg.algo.name == "reinforce":
             return self.reinforce_step(batch)
         state = (batch["h0"], batch["c0"])
@@ -92,8 +93,16 @@ class ActorCriticLearner(L.LightningModule):
         return losses.total
 
     def keep_value_targets(self, targets: Tensor) -> None:
-        """The targets PopArt's statistics move towards after this step; none if non-finite."""
-        self.value_targets = targets.detach() if torch.isfinite(targets).all() else targets[:0]
+        """The moments of the targets PopArt's statistics move towards after this step; none
+        (a zero count) if any is non-finite."""
+        targets = targets.detach().float()
+        count = targets.new_tensor(targets.numel())
+        moments = torch.stack([targets.sum(), targets.pow(2).sum(), count])
+        self.value_moments = torch.where(torch.isfinite(moments).all(), moments, 0.0)
+
+    def ranks_mean(self, tensor: Tensor) -> Tensor:
+        """`tensor` averaged over the DDP ranks (itself on one learner)."""
+        return self.trainer.strategy.reduce(tensor, reduce_op="mean")
 
     def stop_if_an_actor_failed(self, batch: dict) -> None:
         """Raise ActorFailure on every rank when any rank's actors failed (one decision)."""
@@ -197,8 +206,14 @@ class ActorCriticLearner(L.LightningModule):
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """The step, then PopArt's statistics move (rescaling the value head to match)."""
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
-        if self.cfg.algo.popart_rate and self.value_targets.numel():
-            self.model.track_value_targets(self.value_targets, self.cfg.algo.popart_rate)
+        if not self.cfg.algo.popart_rate:
+            return
+        moments = self.trainer.strategy.reduce(self.value_moments, reduce_op="sum")  # all ranks'
+        total, squares, count = moments.tolist()  # the update's one host sync
+        if count:
+            mean, second = moments.new_tensor([total / count, squares / count])
+            self.model.track_value_moments(mean, second, self.cfg.algo.popart_rate)
+        self.value_moments = torch.zeros_like(moments)
 
     def configure_optimizers(self):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())

@@ -17,9 +17,11 @@ def _unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved: list | None = Non
     """The forward of `LSTMUnroll`; appends to `saved`, if given, what its backward needs."""
     h, c = h0, c0
     hidden = []
+    bias_hh = bias_hh.to(weight_hh.dtype)  # the products' dtype, with or without autocast
     for t in range(len(gates_in)):
         h, c = h * keep[t], c * keep[t]
-        acts = (gates_in[t] + F.linear(h, weight_hh, bias_hh)).float()  # a new tensor
+        recurrent = F.linear(h.to(weight_hh.dtype), weight_hh, bias_hh)
+        acts = (gates_in[t] + recurrent).float()  # a new tensor
         i, f, g, o = acts.chunk(4, dim=-1)
         i.sigmoid_(), f.sigmoid_(), g.tanh_(), o.sigmoid_()
         c_next = f * c + i * g
@@ -37,12 +39,12 @@ class LSTMUnroll(torch.autograd.Function):
     Inputs: `gates_in [T, B, 4H]` (the input projection of every step, float32 or bf16),
     `keep [T, B, 1]`, the state `h0, c0 [B, H]`, and the recurrent `weight_hh [4H, H]` (in
     the gates' dtype) and `bias_hh [4H]`. Returns every step's hidden state `[T, B, H]` and
-    the last cell state `[B, H]`, both float32 even where bf16 autocast computes the gates.
-    Under autocast the products run in its dtype, forward and backward, as autograd's would.
+    the last cell state `[B, H]`, both float32 even where the gates are bf16. The products
+    run in `weight_hh`'s dtype, forward and backward, cast explicitly rather than by autocast,
+    so that the same code runs on any device, with or without autocast.
     """
 
     @staticmethod
-    @torch.amp.custom_fwd(device_type="cpu")
     def forward(ctx, gates_in, keep, h0, c0, weight_hh, bias_hh):
         saved = []  # per step: h_{t-1} and c_{t-1} after the reset, the gates, tanh(c_t)
         hidden, c = _unroll(gates_in, keep, h0, c0, weight_hh, bias_hh, saved)
@@ -52,10 +54,10 @@ class LSTMUnroll(torch.autograd.Function):
         return hidden, c
 
     @staticmethod
-    @torch.amp.custom_bwd(device_type="cpu")
     def backward(ctx, grad_hidden, grad_c):
         keep, prev_h, prev_c, acts, tanh_c, weight_hh = ctx.saved_tensors
         gates_dtype, bias_dtype = ctx.dtypes
+        product_dtype = weight_hh.dtype
         dh_next, dc_next = torch.zeros_like(prev_h[0]), grad_c  # unused outputs: zero grads
         dgates = torch.empty_like(acts)
         for t in reversed(range(len(acts))):
@@ -72,10 +74,10 @@ class LSTMUnroll(torch.autograd.Function):
                 dim=-1,
                 out=dgates[t],
             )
-            dh_next = torch.mm(dgates[t], weight_hh).float() * keep[t]
+            dh_next = torch.mm(dgates[t].to(product_dtype), weight_hh).float() * keep[t]
             dc_next = dc * f * keep[t]
         flat = dgates.flatten(0, 1)
-        grad_weight = torch.mm(flat.t(), prev_h.flatten(0, 1)).to(weight_hh.dtype)
+        grad_weight = torch.mm(flat.t().to(product_dtype), prev_h.flatten(0, 1).to(product_dtype))
         grad_bias = flat.sum(0).to(bias_dtype)
         return dgates.to(gates_dtype), None, dh_next, dc_next, grad_weight, grad_bias
 

@@ -70,8 +70,8 @@ class ActorCritic(nn.Module):
     def hidden_size(self) -> int:
         return self.core.hidden_size
 
-    def initial_state(self, batch: int) -> State:
-        zeros = torch.zeros(batch, self.hidden_size)
+    def initial_state(self, batch: int, device: torch.device | str = "cpu") -> State:
+        zeros = torch.zeros(batch, self.hidden_size, device=device)
         return zeros, zeros.clone()
 
     def _scale(self, obs: Tensor) -> Tensor:
@@ -93,7 +93,8 @@ class ActorCritic(nn.Module):
         frames, mean = self._scale(obs), self.obs_mean
         if frames.dim() == 4 and frames.is_contiguous(memory_format=torch.channels_last):
             mean = mean.permute(1, 2, 0).contiguous().permute(2, 0, 1)
-        return frames.sub_(mean) if self.is_image else frames - mean  # images: a new tensor
+        centred = frames.sub_(mean) if self.is_image else frames - mean  # images: a new tensor
+        return centred.to(next(self.encoder.parameters()).dtype)  # as autocast would cast
 
     def forward(
         self, obs: Tensor, done: Tensor, state: State, last_bootstraps: bool = False
@@ -108,8 +109,9 @@ class ActorCritic(nn.Module):
         gates_in = F.linear(features, core.weight_ih, core.bias_ih)  # one matmul for all steps
         weight_hh = core.weight_hh.to(gates_in.dtype)  # cast once, not at every step (autocast)
         hidden, state = lstm_unroll(gates_in, keep, state, weight_hh, core.bias_hh)
-        values = self.value(hidden).squeeze(-1) * self.value_std + self.value_mean
-        logits = self.policy(hidden)
+        heads_in = hidden.to(self.value.weight.dtype)  # float32 from the core; as autocast casts
+        values = self.value(heads_in).squeeze(-1) * self.value_std + self.value_mean
+        logits = self.policy(heads_in)
         if self.dueling:  # Q-values: the value plus the advantages minus their mean
             logits = values.unsqueeze(-1) + logits - logits.mean(-1, keepdim=True)
         return logits, values, state
@@ -135,8 +137,13 @@ class ActorCritic(nn.Module):
 
     @torch.no_grad()
     def track_value_targets(self, targets: Tensor, rate: float) -> None:
-        """PopArt (van Hasselt et al. 2016): move the value statistics towards `targets`' mean
-        and std, rescaling the value head so that its outputs stay the same.
+        """PopArt's update from a batch of value targets; see `track_value_moments`."""
+        self.track_value_moments(targets.mean(), targets.pow(2).mean(), rate)
+
+    @torch.no_grad()
+    def track_value_moments(self, mean: Tensor, second_moment: Tensor, rate: float) -> None:
+        """PopArt (van Hasselt et al. 2016): move the value statistics towards the targets'
+        `mean` and `second_moment`, rescaling the value head so that its outputs stay the same.
 
         The head then only learns returns relative to their running mean, instead of every
         trunk unit being pushed the same way while the mean return drifts (which kills ReLUs).
@@ -145,23 +152,32 @@ class ActorCritic(nn.Module):
         """
         self.value_updates += 1
         if self.value_updates == 1:
-            self.value_mean.copy_(targets.mean())
+            self.value_mean.copy_(mean)
             return
         old_mean, old_std = self.value_mean.clone(), self.value_std.clone()
-        second = (old_std**2 + old_mean**2).lerp(targets.pow(2).mean(), rate)
-        self.value_mean.lerp_(targets.mean(), rate)
+        second = (old_std**2 + old_mean**2).lerp(second_moment, rate)
+        self.value_mean.lerp_(mean, rate)
         self.value_std.copy_((second - self.value_mean**2).clamp(min=MIN_VALUE_STD**2).sqrt())
         self.value.weight.mul_(old_std / self.value_std)
         self.value.bias.mul_(old_std).add_(old_mean - self.value_mean).div_(self.value_std)
 
     @torch.no_grad()
+    def observation_mean(self, obs: Tensor) -> Tensor:
+        """The mean of `obs` `[N, *obs_shape]` as the encoder sees them, before centring."""
+        return self._scale(obs).mean(0)
+
     def track_observations(self, obs: Tensor, rate: float) -> None:
-        """Move the mean subtracted from the inputs towards that of `obs` `[N, *obs_shape]`.
+        """Move the mean subtracted from the inputs towards that of `obs` `[N, *obs_shape]`."""
+        self.track_observation_mean(self.observation_mean(obs), rate)
+
+    @torch.no_grad()
+    def track_observation_mean(self, mean: Tensor, rate: float) -> None:
+        """Move the mean subtracted from the inputs towards `mean` (`observation_mean` of a
+        batch, or its average over DDP ranks).
 
         Atari frames are mostly a constant background: without this, it dominates every
         feature and the encoder's units barely tell states apart. The first call sets the mean.
         """
-        mean = self._scale(obs).mean(0)
         self.obs_updates += 1
         self.obs_mean.lerp_(mean, 1.0 if self.obs_updates == 1 else rate)
 

@@ -31,7 +31,7 @@ from atari_a3c.checkpoint import (
 )
 from atari_a3c.envs import EnvSpec
 from atari_a3c.errors import ConfigError
-from atari_a3c.hardware import keep_freed_memory, resolve_precision
+from atari_a3c.hardware import keep_freed_memory, learner_device, resolve_precision
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.q_learner import QLearner
@@ -71,17 +71,22 @@ def make_logger(cfg: DictConfig, wandb_id: str | None):
 
 
 def finish_wandb() -> None:
-    """Close the W&B run, if any, so the next multirun job starts a fresh one."""
-    import wandb
-
-    if wandb.run is not None:
+    """Close the W&B run, if any, so the next multirun job starts a fresh one. Called in a
+    `finally`, it never raises: a run that failed shows its own error."""
+    wandb = sys.modules.get("wandb")  # a run that logged to W&B imported it
+    if wandb is None or wandb.run is None:
+        return
+    try:
         wandb.finish()
+    except Exception as error:  # the error in flight, if any, matters more
+        log.warning("could not finish the W&B run: %s", error)
 
 
 def make_trainer(cfg: DictConfig, logger, callbacks: list, run_dir: Path) -> L.Trainer:
     """The Lightning Trainer; a value it refuses (`trainer.precision=fp8`) is a ConfigError."""
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
-    trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]))
+    device = learner_device(str(trainer_cfg["accelerator"]))
+    trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]), device)
     try:
         return hydra.utils.instantiate(
             trainer_cfg,

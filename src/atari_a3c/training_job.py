@@ -10,6 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 from atari_a3c.actor_pool import ActorPool, slot_layout
 from atari_a3c.buffers import SharedWeights
 from atari_a3c.envs import EnvSpec
+from atari_a3c.hardware import learner_processes
 from atari_a3c.job_config import CHECKED, check, job_key
 from atari_a3c.models import build_model
 
@@ -24,7 +25,8 @@ def build_pool(cfg: DictConfig, spec: EnvSpec) -> ActorPool:
 
 def one_learner_process(cfg: DictConfig) -> bool:
     """Whether the run has a single learner (no DDP ranks, whose seeds the launch needs)."""
-    return cfg.trainer.devices in (1, "auto") and cfg.trainer.num_nodes == 1
+    ranks = learner_processes(cfg.trainer.devices, cfg.trainer.accelerator)
+    return ranks == 1 and cfg.trainer.num_nodes == 1
 
 
 def run_training(cfg: DictConfig) -> float:
