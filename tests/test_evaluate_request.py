@@ -76,3 +76,31 @@ def test_an_unknown_key_is_one_line_listing_the_known_ones():
         "error: episodez: unknown key; evaluate.py takes "
         "ckpt, env, episodes, greedy, output_dir, render, replay, seed"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ckpt=pretrained/pong", "episode=3"], "episode: unknown key; did you mean episodes?"),
+        (["ckpt=pretrained/pong", "--episodes", "3"], "without dashes: episodes=3"),
+        ([f"ckpt={ROOT / 'src'}"], f"checkpoint is a directory: {ROOT / 'src'} (no .ckpt in it)"),
+    ],
+)
+def test_a_slip_gets_a_hint(args, message):
+    with pytest.raises(BadInput, match=re.escape(message)):
+        check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, args)
+
+
+def test_a_run_dir_as_ckpt_names_its_checkpoints(tmp_path):
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "last.ckpt").write_bytes(b"")
+    with pytest.raises(BadInput, match=re.escape(f"its checkpoints: {tmp_path}/checkpoints/last")):
+        check_command_line(
+            ROOT / "conf" / "evaluate", "evaluate", evaluate_check, [f"ckpt={tmp_path}"]
+        )
+
+
+def test_a_whole_number_in_scientific_notation_is_accepted():
+    argv = ["ckpt=pretrained/pong", "episodes=1e1"]
+    accepted = check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, argv)
+    assert accepted == ["ckpt=pretrained/pong", "episodes=10"]

@@ -110,7 +110,18 @@ def test_spaceinvaders_adam(run_dir):
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),
-        ("nonsense=1", "Could not override 'nonsense'"),
+        ("nonsense=1", "nonsense: unknown key (`python train.py --cfg job` lists every key)"),
+        ("lr=1e-4", "lr: unknown key; did you mean optim.lr?"),
+        ("optim.learning_rate=1e-4", "optim.learning_rate: unknown key; did you mean optim.lr?"),
+        ("algo.gama=0.9", "algo.gama: unknown key; did you mean algo.gamma?"),
+        ("--frames 20000", "--frames 20000: settings are key=value, without dashes: frames=20000"),
+        ("--ckpt-path=a.ckpt", "settings are key=value, without dashes: ckpt_path=a.ckpt"),
+        ("env=ALE/Asterix-v5", "env= takes a config name (beamrider, breakout, cartpole, mspacman"),
+        ("env=ALE/Asterix-v5", "; for another gymnasium id write env.id=ALE/Asterix-v5"),
+        (
+            f"ckpt_path={PONG.parent}",
+            f"checkpoint is a directory: {PONG.parent} (its checkpoints: ",
+        ),
         ("+nonsense=1", "nonsense: unknown key"),
         ("+algo.entropy_cof=1", "algo.entropy_cof: unknown key; did you mean algo.entropy_coef?"),
         ("algo.lr_cooldown=2", "algo.lr_cooldown must be a fraction in [0, 1], got 2"),
@@ -139,6 +150,29 @@ def test_bad_config_is_one_line(override, message):
     with pytest.raises(BadInput) as error:
         check_command_line(ROOT / "conf", "train", check, override.split())
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "accepted"),
+    [
+        (["frames=1e6"], ["frames=1000000"]),
+        (
+            ["optim.lr=1e-4", "algo.replay_start=2.5e4"],
+            ["optim.lr=1e-4", "algo.replay_start=25000"],
+        ),
+        (["-m", "frames=1e4,2e4"], ["-m", "frames=10000,20000"]),
+        (["env=ALE/Breakout-v5"], ["env=breakout"]),
+    ],
+)
+def test_forms_meant_as_hydra_ones_are_accepted(argv, accepted):
+    assert check_command_line(ROOT / "conf", "train", check, argv) == accepted
+
+
+def test_a_hint_is_one_line_and_exit_2_without_a_traceback(run_dir):
+    result = run_script("train.py", f"hydra.run.dir={run_dir}", "lr=1e-4", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: lr: unknown key; did you mean optim.lr?"
+    assert not run_dir.exists()
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,10 @@ def load_checkpoint(path: str | Path) -> dict:
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint not found: {path}")
+    if path.is_dir():
+        found = sorted(path.glob("*.ckpt")) or sorted(path.glob("checkpoints/*.ckpt"))
+        inside = f"its checkpoints: {', '.join(map(str, found))}" if found else "no .ckpt in it"
+        raise CheckpointError(f"checkpoint is a directory: {path} ({inside})")
     if not path.is_file():
         raise CheckpointError(f"checkpoint is not a file: {path}")
     if path.stat().st_size == 0:

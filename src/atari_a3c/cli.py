@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -14,13 +15,14 @@ from hydra import compose, initialize_config_dir
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import HydraException, MissingConfigException
+from hydra.errors import ConfigCompositionException, HydraException, MissingConfigException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c import schema  # noqa: F401  (registers the config's types)
 from atari_a3c.errors import BadInput, RunFinished, TrainingStopped, fail
+from atari_a3c.hints import accepted_forms, refuse_argparse_flags, unknown_key
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,7 @@ INFO_FLAGS = {"--cfg", "-c", "--info", "-i", "--help", "-h", "--hydra-help", "--
 INFO_FLAGS |= {"-sc"}
 VALUE_FLAGS = {"--package", "-p", "--config-path", "-cp", "--config-name", "-cn"}
 VALUE_FLAGS |= {"--config-dir", "-cd", "--experimental-rerun"}
+HYDRA_FLAGS = INFO_FLAGS | VALUE_FLAGS | {"-m", "--multirun"}
 
 
 def _overrides(argv: list[str]) -> list[str]:
@@ -70,13 +73,18 @@ def _overrides(argv: list[str]) -> list[str]:
     return args
 
 
-def check_command_line(config_dir: Path, config_name: str, check: Check, argv: list[str]) -> None:
+def check_command_line(
+    config_dir: Path, config_name: str, check: Check, argv: list[str]
+) -> list[str]:
     """Compose the config for every job of `argv` and run `check(cfg, overrides)` on it.
 
+    Returns `argv` with the forms meant as Hydra's rewritten (`frames=1e6` -> `frames=1000000`).
     Raises BadInput with a one-line message for anything wrong, before any work starts.
     """
+    refuse_argparse_flags(argv, HYDRA_FLAGS)
+    argv = accepted_forms(argv, config_dir)
     if INFO_FLAGS.intersection(argv):
-        return  # Hydra prints and exits: nothing runs
+        return argv  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
     args = _overrides(argv)
     try:
@@ -95,8 +103,21 @@ def check_command_line(config_dir: Path, config_name: str, check: Check, argv: l
                         raise  # a sweep's finished job says so when its turn comes
     except MissingConfigException as error:
         raise BadInput(_missing_option_message(error)) from None
-    except (HydraException, OmegaConfBaseException) as error:
+    except ConfigCompositionException as error:
+        if key := re.match(r"Could not override '([^']+)'", str(error)):
+            with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
+                known = compose(config_name)
+            raise BadInput(unknown_key(key[1], known, f"{config_name}.py")) from None
         raise BadInput(_one_line(error)) from None
+    except BadInput:
+        raise
+    except (
+        HydraException,
+        OmegaConfBaseException,
+        ValueError,
+    ) as error:  # ValueError: `evaluate=1`
+        raise BadInput(_one_line(error)) from None
+    return argv
 
 
 def unwritable(path: Path) -> str | None:
@@ -137,7 +158,7 @@ def precheck(config_dir: Path, config_name: str, check: Check) -> None:
     """The command line's checks; anything wrong exits 2 with one line, a finished run exits 0
     saying so."""
     try:
-        check_command_line(config_dir, config_name, check, sys.argv[1:])
+        sys.argv[1:] = check_command_line(config_dir, config_name, check, sys.argv[1:])
     except BadInput as error:
         fail(str(error).strip().splitlines()[0])
     except RunFinished as finished:

@@ -1,0 +1,103 @@
+"""Hints for common command-line slips: a flag in argparse form, a whole number in scientific
+notation, a gymnasium id given to the `env` group, a misspelled or misplaced key."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from atari_a3c.errors import BadInput
+
+SCIENTIFIC = re.compile(r"[+-]?\d+(\.\d*)?[eE]\+?\d+")
+NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
+FLAG = re.compile(r"--?([A-Za-z][\w.-]*)(=(.*))?")
+
+
+def refuse_argparse_flags(argv: list[str], hydra_flags: set[str]) -> None:
+    """BadInput for `--frames 20000` or `--frames=20000`, naming the Hydra form `frames=20000`."""
+    for i, arg in enumerate(argv):
+        match = FLAG.fullmatch(arg)
+        if not match or arg.partition("=")[0] in hydra_flags:
+            continue
+        key, value = match[1].replace("-", "_"), match[3]
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if value is None and following is not None and "=" not in following:
+            arg, value = f"{arg} {following}", following
+        raise BadInput(f"{arg}: settings are key=value, without dashes: {key}={value or '<value>'}")
+
+
+def accepted_forms(argv: list[str], config_dir: Path) -> list[str]:
+    """`argv` with the forms meant as another rewritten: `frames=1e6` -> `frames=1000000`, and
+    `env=<gymnasium id>` -> `env=<the option with that id>` (BadInput naming `env.id=` when no
+    option has it)."""
+    return [_env_option(_whole_numbers(arg), config_dir) for arg in argv]
+
+
+def _whole_numbers(arg: str) -> str:
+    key, eq, value = arg.partition("=")
+    if not eq or key.startswith(("hydra.", "hydra/")):
+        return arg
+    parts = value.split(",")  # a sweep's values too
+    if not all(NUMBER.fullmatch(p) for p in parts) or not any(
+        SCIENTIFIC.fullmatch(p) for p in parts
+    ):
+        return arg
+    if not all(float(p).is_integer() for p in parts):
+        return arg
+    return f"{key}={','.join(str(int(float(p))) for p in parts)}"
+
+
+def _env_option(arg: str, config_dir: Path) -> str:
+    key, eq, value = arg.partition("=")
+    group = config_dir / "env"
+    if key != "env" or not group.is_dir() or "/" not in value and "-v" not in value:
+        return arg
+    options = {}
+    for path in sorted(group.glob("[!_]*.yaml")):
+        options[OmegaConf.load(path).get("id")] = path.stem
+    if value in options:
+        return f"env={options[value]}"
+    raise BadInput(
+        f"env={value}: env= takes a config name ({', '.join(options.values())}); "
+        f"for another gymnasium id write env.id={value}"
+    )
+
+
+def keys_of(cfg: DictConfig, prefix: str = "") -> list[str]:
+    """Every key of `cfg` as a dotted path, internal ones (`_target_`) aside."""
+    keys = []
+    for key, child in cfg.items_ex(resolve=False):
+        if str(key).startswith("_"):
+            continue
+        keys.append(f"{prefix}{key}")
+        if isinstance(child, DictConfig):
+            keys += keys_of(child, f"{prefix}{key}.")
+    return keys
+
+
+def closest_keys(key: str, known: list[str]) -> list[str]:
+    """Known keys `key` was probably meant as: the same name elsewhere (`lr` -> `optim.lr`), a
+    sibling it abbreviates or resembles (`optim.learning_rate` -> `optim.lr`), a close
+    spelling of the whole path."""
+    parent, _, name = key.rpartition(".")
+    moved = [k for k in known if k.rpartition(".")[2] == name]
+    if moved:
+        return moved
+    siblings = {k.rpartition(".")[2]: k for k in known if k.rpartition(".")[0] == parent}
+    initials = "".join(word[0] for word in name.split("_") if word)
+    if "_" in name and initials in siblings:
+        return [siblings[initials]]
+    if close := difflib.get_close_matches(name, list(siblings), n=2):
+        return [siblings[c] for c in close]
+    return difflib.get_close_matches(key, known, n=2)
+
+
+def unknown_key(key: str, cfg: DictConfig, script: str) -> str:
+    """The one line for a key the config lacks, with the closest known keys."""
+    close = closest_keys(key, keys_of(cfg))
+    if close:
+        return f"{key}: unknown key; did you mean {' or '.join(close)}?"
+    return f"{key}: unknown key (`python {script} --cfg job` lists every key)"
