@@ -88,7 +88,7 @@ def actor_layout(num_cores: int, gpu_learner: bool = False) -> tuple[int, int]:
 
     A CPU learner: one actor per 4 cores, two emulator threads; on 2 cores one actor stepping
     all its envs on two threads, beside a one-thread learner, is the fastest layout measured
-    (BENCHMARKS.md). A GPU learner keeps `GPU_LEARNER_THREADS` cores and the actors, two
+    (docs/findings.md). A GPU learner keeps `GPU_LEARNER_THREADS` cores and the actors, two
     emulator threads each, take the rest.
     """
     env_threads = min(2, num_cores)
@@ -113,7 +113,7 @@ def keep_freed_memory() -> bool:
 
     A learner update of the A3C port's net allocates several 39 MB tensors (its first layer's
     activations, pool indices and gradient); mapped afresh, their page faults cost as much as
-    the layer's arithmetic (BENCHMARKS.md). False where the C library is not glibc.
+    the layer's arithmetic (docs/findings.md). False where the C library is not glibc.
     """
     libc = ctypes.CDLL(None)  # the symbols this process has loaded, its C library's among them
     if not hasattr(libc, "gnu_get_libc_version"):

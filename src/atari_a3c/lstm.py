@@ -3,7 +3,7 @@
 Autograd through a loop of `LSTMCell` steps computes the recurrent weights' gradient once per
 step, as a product over the batch alone (16 rows for one actor's envs), and adds the steps'
 products into one tensor. Here the backward keeps every step's gate gradients and computes
-that gradient in one product over all steps and envs (BENCHMARKS.md "LSTM backward").
+that gradient in one product over all steps and envs (docs/findings.md, "Speed").
 """
 
 from __future__ import annotations
