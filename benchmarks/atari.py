@@ -1,17 +1,20 @@
-"""Seven games, one command: train each with the default recipe, score it, tabulate, plot.
+"""Seven games, one command: train each with a recipe, score it, tabulate, plot.
 
 `python benchmarks/atari.py --games pong,breakout --frames 10000000 --seeds 1 [OVERRIDE ...]`
 
-Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus the overrides),
-then `python evaluate.py` on the final checkpoint: 30 greedy full games (30 no-op starts, true
-scores), and 30 with actions sampled from the policy, the protocol of the SB3 zoo's published
-Atari scores; and 30 greedy games of `best.ckpt` (the weights the evaluations during training
-scored best). It writes `<out>/<game>-seed<s>.json`: command, commit, CPU, wall clock,
-frames/s, the greedy evaluation curve of training (every 1M frames by default) and the three
-final summaries; a record without one of them gets it added.
+The overrides are train.py's (`algo=ppo model=impala_resnet`, `optim.lr=1e-4`); none gives the
+default recipe. Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus
+the overrides), then `python evaluate.py` on the final checkpoint: 30 greedy full games (30 no-op
+starts, true scores), and 30 with actions sampled from the policy, the protocol of the SB3 zoo's
+published Atari scores; and 30 greedy games of `best.ckpt` (the weights the evaluations during
+training scored best). It writes `<out>/<game>-seed<s>.json`: command, overrides, algorithm and
+encoder, the commit the training started at (with a `dirty` flag for uncommitted changes to
+tracked files, and the commit of each resume), the commit it was scored at, the evaluation
+protocol, CPU, wall clock, frames/s, the greedy evaluation curve of training (every 1M frames by
+default) and the three final summaries; a record without one of them gets it added.
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
-resumed, so the runs can be spread over several sittings. After every game it rewrites
-`<out>/summary.md` (one table, with human-normalized scores) and `<out>/curves.png`.
+resumed. After every game it rewrites `<out>/summary.md` (one table, with human-normalized
+scores) and `<out>/curves.png`; `--summary` rewrites only those, from the records, offline.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -52,6 +56,11 @@ REFERENCE = {
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
 WALL_FILE = "bench_wall_seconds.json"
+START_FILE = "bench_start.json"  # the commit a run's training started at, and each resume's
+# evaluation protocols: how evaluate.py carried the policy's LSTM memory across a lost life
+LIFE_RESTARTS_MEMORY = "the LSTM memory restarted at each lost life"  # as training cut episodes
+ONE_MEMORY_PER_GAME = "one LSTM memory per game"  # every record scored before LIFE_MEMORY_COMMIT
+LIFE_MEMORY_COMMIT = "d65600d"  # evaluate.py restarts the memory at a lost life from here on
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,7 +71,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--episodes", type=int, default=30, help="greedy games of the final score")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "atari", help="records")
     p.add_argument("--runs", type=Path, default=REPO / "outputs" / "atari-bench", help="run dirs")
-    p.add_argument("overrides", nargs="*", help="Hydra overrides added to every train.py run")
+    summary = "only rewrite <out>/summary.md and curves.png from the records; nothing trains"
+    p.add_argument("--summary", action="store_true", help=summary)
+    recipe = "train.py overrides for every run (algo=ppo model=impala_resnet); none: the default"
+    p.add_argument("overrides", nargs="*", help=recipe)
     args = p.parse_args(argv)
     args.games = args.games.split(",")
     args.seeds = [int(s) for s in args.seeds.split(",")]
@@ -72,10 +84,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=REPO, text=True, capture_output=True)
+
+
 def commit() -> str:
-    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True,
-                            capture_output=True)  # fmt: skip
-    return result.stdout.strip() or "unknown"
+    return git("rev-parse", "--short", "HEAD").stdout.strip() or "unknown"
+
+
+def tree_state() -> dict:
+    """HEAD's short hash and whether tracked files differ from it (untracked ones do not count)."""
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit(), "dirty": dirty.returncode != 0 or bool(dirty.stdout.strip())}
+
+
+def note_start(run_dir: Path, frames: int | None) -> None:
+    """Write down the tree a training starts from (`frames` None) or resumes from at `frames`."""
+    path = run_dir / START_FILE
+    start = json.loads(path.read_text()) if path.exists() else {}
+    if frames is None:
+        start = tree_state()
+    else:  # a run started by hand has no start of its own here: its resumes are still noted
+        start.setdefault("resumed", []).append({"frames": frames, **tree_state()})
+    path.write_text(json.dumps(start, indent=2) + "\n")
 
 
 def train_command(game: str, seed: int, frames: int, overrides: list[str]) -> list[str]:
@@ -139,6 +170,7 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     print(f"{game} seed {seed}: {'resuming at ' + str(meta['frames']) if meta else 'training'}")
     before = wall_seconds(run_dir) if meta else 0.0
     run_dir.mkdir(parents=True, exist_ok=True)
+    note_start(run_dir, meta["frames"] if meta else None)
     start = time.perf_counter()
     try:
         run([*cmd, f"hydra.run.dir={run_dir}", *extra], run_dir.parent / f"{run_dir.name}.log")
@@ -183,14 +215,25 @@ def record(args, game: str, seed: int) -> dict:
     run_dir = args.runs / f"{game}-seed{seed}"
     cmd = train_game(args, game, seed, run_dir)
     meta = checkpoint_meta(run_dir)
+    config = meta["config"]
     wall = wall_seconds(run_dir)
+    start_file = run_dir / START_FILE
+    start = json.loads(start_file.read_text()) if start_file.exists() else {}
     return {
         "game": game,
         "env_id": meta["env_id"],
-        "algo": meta["config"]["algo"]["name"],
+        "algo": config["algo"].get("name"),
+        "encoder": config["model"].get("encoder"),
+        "overrides": list(args.overrides),
         "seed": seed,
         "command": shlex.join(cmd),
-        "commit": commit(),
+        "train_commit": start.get("commit"),  # None: the run was started outside the bench
+        "train_dirty": start.get("dirty"),
+        "resumed": start.get("resumed", []),
+        "commit": commit(),  # the commit it was scored at
+        "eval_protocol": LIFE_RESTARTS_MEMORY
+        if config["env"].get("episodic_life")
+        else ONE_MEMORY_PER_GAME,
         "date": date.today().isoformat(),
         "cpu": cpu_model(),
         "bf16": bf16_supported(),
@@ -234,7 +277,7 @@ def summary_table(records: list[dict]) -> str:
             f"| {cell(r.get('final_best'))} "
             f"| {target(r)[0]:g} "
             f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
-            f"| {r['frames_per_second']:,.0f} | {r['commit']} |"
+            f"| {r['frames_per_second']:,.0f} | {commit_cell(r)} |"
         )
     if records:
         lines.append("\n" + per_game_table(records))
@@ -244,7 +287,68 @@ def summary_table(records: list[dict]) -> str:
     if sampled := game_scores(records, "final_sampled"):
         lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
                      f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
+    if records:
+        lines.append("\n" + "\n".join(f"- {note}" for note in provenance(records)))
     return "\n".join(lines)
+
+
+def overrides_of(record: dict) -> list[str]:
+    """The record's train.py overrides; older records hold them only in their command."""
+    if "overrides" in record:
+        return record["overrides"]
+    words = shlex.split(record.get("command", ""))[5:]  # after python train.py env= seed= frames=
+    return [w for w in words if w != "logger=csv"]
+
+
+def protocol_of(record: dict) -> str:
+    """The record's evaluation protocol; a record older than the field used the newer one only if
+    it was scored at a commit that descends from `LIFE_MEMORY_COMMIT`."""
+    if "eval_protocol" in record:
+        return record["eval_protocol"]
+    scored = record.get("commit", "")
+    later = bool(scored) and git("merge-base", "--is-ancestor", LIFE_MEMORY_COMMIT, scored)
+    return LIFE_RESTARTS_MEMORY if later and later.returncode == 0 else ONE_MEMORY_PER_GAME
+
+
+def commit_cell(record: dict) -> str:
+    """The commit training started at (+dirty: with uncommitted changes), the commits it resumed
+    and was scored at where they differ; an older record's only commit is the scoring one."""
+    start = record.get("train_commit")
+    if not start:
+        return f"{record['commit']} (scored)"
+    cell = start + ("+dirty" if record.get("train_dirty") else "")
+    for r in record.get("resumed", []):
+        if (r["commit"], r["dirty"]) != (start, bool(record.get("train_dirty"))):
+            cell += f", resumed at {r['frames'] / 1e6:.1f}M: {r['commit']}"
+            cell += "+dirty" if r["dirty"] else ""
+    return cell + (f", scored at {record['commit']}" if record["commit"] != start else "")
+
+
+def provenance(records: list[dict]) -> list[str]:
+    """What the records share and where they differ: recipe, evaluation protocol, commits."""
+    recipes = Counter(shlex.join(overrides_of(r)) for r in records)
+    named = {f"`{k}`" if k else "the default recipe": n for k, n in recipes.items()}
+    if len(named) == 1:
+        lines = [f"Recipe: {next(iter(named))}" + ("" if "" in recipes else " (overrides)") + "."]
+    else:
+        mix = ", ".join(f"{k} ({n} records)" for k, n in named.items())
+        lines = [f"The records differ in their overrides: {mix}; each game's mean averages them."]
+    protocols = Counter(protocol_of(r) for r in records)
+    if len(protocols) == 1:
+        lines.append(f"Evaluation protocol: {next(iter(protocols))}.")
+    else:
+        mix = ", ".join(f"{n} of {len(records)} with {p}" for p, n in protocols.most_common())
+        lines.append(f"The means average records scored under different evaluation protocols: "
+                     f"{mix} (evaluate.py restarts it from commit {LIFE_MEMORY_COMMIT} "
+                     f"on).")  # fmt: skip
+    if unknown := sum(not r.get("train_commit") for r in records):
+        lines.append(f"{unknown} of {len(records)} records were made before records named the "
+                     "commit their training started at: each names the commit it was scored at, "
+                     "and its training may have started at an earlier one.")  # fmt: skip
+    if dirty := sum(bool(r.get("train_dirty")) for r in records):
+        lines.append(f"{dirty} of {len(records)} records trained from a tree with uncommitted "
+                     "changes to tracked files (+dirty).")  # fmt: skip
+    return lines
 
 
 def per_game_table(records: list[dict]) -> str:
@@ -329,6 +433,12 @@ def write_summary(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.summary:
+        if not any(args.out.glob("*-seed*.json")):
+            sys.exit(f"no records under {args.out}")
+        write_summary(args.out)
+        print((args.out / "summary.md").read_text())
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"cpu: {cpu_model()}; bf16: {bf16_supported()}")
     for game in args.games:

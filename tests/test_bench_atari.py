@@ -36,7 +36,11 @@ def test_bench_records_a_game_then_completes_and_skips_it(tmp_path):
     assert record["final"]["episodes"] == 2 and -21 <= record["final"]["mean"] <= 21
     assert record["final_sampled"]["episodes"] == 2 and record["final_best"]["episodes"] == 2
     assert record["eval_curve"] and record["eval_curve"][0]["frames"] >= 2000
-    assert "| pong | 3 |" in (tmp_path / "records" / "summary.md").read_text()
+    assert record["overrides"] == list(TINY) and record["train_commit"] == record["commit"]
+    assert isinstance(record["train_dirty"], bool) and record["resumed"] == []
+    assert record["eval_protocol"] == "the LSTM memory restarted at each lost life"
+    summary = (tmp_path / "records" / "summary.md").read_text()
+    assert "| pong | 3 |" in summary and f"Recipe: `{' '.join(TINY)}` (overrides)." in summary
     assert (tmp_path / "records" / "curves.png").stat().st_size > 0
     path = tmp_path / "records" / "pong-seed3.json"
     older = {k: record.pop(k) for k in ("final_sampled", "final_best")}
