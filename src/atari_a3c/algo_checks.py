@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -18,8 +19,14 @@ POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
     ("algo.entropy_coef", lambda v: number(v) and v >= 0, ">= 0"),
     ("algo.value_coef", lambda v: number(v) and v >= 0, ">= 0"),
 ]
-ACTOR_CRITIC_RULES: list[Rule] = [  # a3c and impala
+ACTOR_CRITIC_RULES: list[Rule] = [  # a3c, impala and ppo
     ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+]
+PPO_RULES: list[Rule] = [
+    ("algo.epochs", positive_int, "a positive integer"),
+    ("algo.minibatches", positive_int, "a positive integer"),
+    ("algo.clip_coef", lambda v: number(v) and 0 < v < 1, "in (0, 1)"),
+    ("algo.max_grad_norm", lambda v: number(v) and v > 0, "> 0"),
 ]
 DQN_RULES: list[Rule] = [
     ("algo.n_step", positive_int, "a positive integer"),
@@ -50,14 +57,42 @@ def validate_algo(cfg: DictConfig) -> None:
                 f"algo.replay_start={algo.replay_start} exceeds algo.replay_size="
                 f"{algo.replay_size}: the first update would never come"
             )
+        _check_dqn_budget(cfg)
         return
     if cfg.model.get("dueling"):
         raise ConfigError(f"model.dueling makes Q-values, for algo=dqn (not algo={algo.name})")
     check(cfg, POLICY_GRADIENT_RULES)
     if algo.name == "reinforce":
         _check_reinforce(cfg)
-    else:
-        check(cfg, ACTOR_CRITIC_RULES)
+        return
+    check(cfg, ACTOR_CRITIC_RULES)
+    if algo.name == "ppo":
+        check(cfg, PPO_RULES)
+        envs = cfg.envs_per_worker * algo.batch_rollouts
+        if algo.minibatches > envs:
+            raise ConfigError(
+                f"algo.minibatches={algo.minibatches} exceeds the {envs} envs of a batch "
+                "(envs_per_worker x algo.batch_rollouts): each minibatch holds whole envs"
+            )
+
+
+def _check_dqn_budget(cfg: DictConfig) -> None:
+    """A budget that ends before DQN's first update (the replay filled to `replay_start`, then
+    `replay_ratio` samples per fresh transition due for one batch) is refused, naming the
+    smallest that makes one."""
+    algo = cfg.algo
+    rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts  # transitions per batch
+    started = max(1, math.ceil(algo.replay_start / rollout))  # the batch that starts the replay
+    due = math.ceil(algo.batch_sequences * algo.unroll / (algo.replay_ratio * rollout))
+    devices = cfg.trainer.devices if isinstance(cfg.trainer.devices, int) else 1
+    per_batch = rollout * cfg.env.frame_skip * devices * cfg.trainer.num_nodes  # frames
+    first = (started + due - 1) * per_batch
+    if cfg.frames <= first - per_batch:
+        raise ConfigError(
+            f"frames={cfg.frames} ends before DQN's first update, which comes at {first:,} frames "
+            f"(algo.replay_start={algo.replay_start} transitions, then one batch of samples); "
+            f"use frames>={first - per_batch + 1} or a smaller algo.replay_start"
+        )
 
 
 def _check_reinforce(cfg: DictConfig) -> None:
