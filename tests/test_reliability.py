@@ -166,6 +166,23 @@ def test_signal_saves_and_exits_cleanly(run_dir, signum):
     assert 0 < checkpoint["atari_a3c"]["frames"] < 10000000
 
 
+def test_sigterm_ends_with_the_report_and_the_command_that_resumes(run_dir):
+    command = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *CARTPOLE]
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    process = subprocess.Popen(
+        [*command, "frames=10000000"], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    STARTED.append(process)
+    wait_for_training(run_dir, process)
+    process.send_signal(signal.SIGTERM)
+    stdout, _ = process.communicate(timeout=30)
+    assert process.returncode == 143
+    last = run_dir / "checkpoints" / "last.ckpt"
+    frames = torch.load(last, weights_only=True)["atari_a3c"]["frames"]
+    assert f"run stopped by SIGTERM at {frames:,} of 10,000,000 frames" in stdout
+    assert f"  resume:  python train.py ckpt_path={last}\n" in stdout
+
+
 def test_second_ctrl_c_exits_at_once_without_orphans(run_dir):
     process = start(run_dir, *CARTPOLE, "frames=10000000")
     wait_for_training(run_dir, process)

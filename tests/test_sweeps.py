@@ -47,6 +47,26 @@ def test_multirun_gives_each_job_its_own_dir_run_and_checkpoint(tmp_path):
     ]
 
 
+def test_a_multirun_ends_with_a_table_of_its_jobs(tmp_path):
+    result = run_script(
+        "train.py", "-m", f"hydra.sweep.dir={tmp_path}", *TINY, "logger=csv", "seed=1,2"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    table = result.stdout[result.stdout.index("multirun of 2 jobs") :].splitlines()
+    assert table[1].split() == [
+        "overrides",
+        "frames",
+        "final",
+        "eval",
+        "best",
+        "eval",
+        "run",
+        "dir",
+    ]
+    for job, row in enumerate(table[2:4]):
+        assert row.split()[0] == f"seed={job + 1}" and row.endswith(str(tmp_path / str(job)))
+
+
 def test_optuna_search_runs_trials(tmp_path):
     jobs = sweep(tmp_path, "hparams_search=pong_optuna", "hydra.sweeper.n_trials=2")
     assert len(jobs) == 2

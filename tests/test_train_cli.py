@@ -2,6 +2,7 @@
 refused in one line before anything starts."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from conftest import ROOT, TESTS, compose, read_metrics, run_script, train
 from atari_a3c.cli import check_command_line
 from atari_a3c.errors import BadInput
 from atari_a3c.job_config import check
-from atari_a3c.training import make_trainer
+from atari_a3c.training import make_logger, make_trainer
 
 PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
 
@@ -62,11 +63,22 @@ def test_default_learner_tracks_its_statistics_and_writes_metrics_every_n_update
     assert len(startups) == 1 and 0 < startups.pop() < elapsed  # once: the first update
 
 
-def test_a_run_prints_no_library_tips_or_deprecations(run_dir):
+def test_a_run_ends_with_its_report_and_prints_no_library_tips(run_dir):
     result = train(run_dir, "debug=tiny", "logger=csv", "callbacks.eval.at_end=false")
     output = result.stdout + result.stderr
     assert "GPU available" in output  # Lightning's own messages still reach the console
     assert "Tip:" not in output and "is deprecated" not in output
+    frames = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)["atari_a3c"]
+    report = result.stdout[result.stdout.index("run finished") :].splitlines()
+    assert report[:3] == [
+        f"run finished: {frames['frames']:,} frames",
+        f"  run dir: {run_dir}",
+        f"  last:    {run_dir}/checkpoints/last.ckpt ({frames['frames']:,} frames, not evaluated)",
+    ]
+    assert re.fullmatch(r"  time:    \d+ s, [\d,]+ frames at [\d,]+ frames/s", report[3])
+    last = run_dir / "checkpoints" / "last.ckpt"
+    assert report[4] == f"  extend:  python train.py ckpt_path={last} frames=8000"
+    assert f"{frames['frames'] / 1000:.2f}k/{frames['frames'] / 1000:.2f}k" in result.stderr
 
 
 def test_the_metrics_file_is_written_while_training_runs(run_dir):
@@ -246,3 +258,8 @@ def test_hydra_flags_and_their_values_are_not_overrides():
 def test_fine_tuning_a_model_of_another_shape_is_one_line(override, message):
     with pytest.raises(BadInput, match=message):
         check_command_line(ROOT / "conf", "train", check, [f"init_from={PONG}", override])
+
+
+def test_wandb_is_passed_no_deprecated_setting(tmp_path):
+    logger = make_logger(compose("logger=wandb", f"logger.save_dir={tmp_path}"), wandb_id=None)
+    assert "anonymous" not in logger._wandb_init  # W&B warns of it in every run

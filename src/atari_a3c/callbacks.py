@@ -154,6 +154,7 @@ class FrameProgressBar(ProgressBar):
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         if self.bar is not None:
+            self.bar.total = max(self.bar.total, pl_module.frames)  # the last batch may overshoot
             self.bar.update(pl_module.frames - self.bar.n)
             self.bar.set_postfix(mean_return=f"{pl_module.mean_return:.1f}", refresh=False)
 

@@ -10,6 +10,7 @@ import signal
 
 import psutil
 from lightning.pytorch.callbacks import Callback
+from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,11 @@ class GracefulShutdown(Callback):
                     child.kill()
             os._exit(128 + signum)
         self.signum = signum
-        name = signal.Signals(signum).name
-        log.warning("%s: saving last.ckpt and stopping (send it again to exit at once)", name)
+        with tqdm.external_write_mode():  # on a line of its own, not the progress bar's
+            log.warning(
+                "%s: saving last.ckpt and stopping (send it again to exit at once)",
+                self.signal_name(),
+            )
 
     def requested(self) -> bool:
         """A signal asked training to stop."""
@@ -42,6 +46,10 @@ class GracefulShutdown(Callback):
         stop = self.requested()
         if trainer.strategy.reduce_boolean_decision(stop, all=False):  # any rank's signal stops all
             trainer.should_stop = True
+
+    def signal_name(self) -> str | None:
+        """SIGINT or SIGTERM when one stopped training."""
+        return None if self.signum is None else signal.Signals(self.signum).name
 
     def exit_code(self) -> int | None:
         """128 + the signal number when a signal stopped training (what shells report)."""

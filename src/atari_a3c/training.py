@@ -12,6 +12,7 @@ import lightning as L
 import torch
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
+from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.plugins.io import TorchCheckpointIO
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
@@ -37,6 +38,7 @@ from atari_a3c.periodic_eval import PeriodicEvaluation
 from atari_a3c.q_learner import QLearner
 from atari_a3c.replay_memory import ReplayDataset
 from atari_a3c.rollouts import RolloutDataset
+from atari_a3c.run_report import RunClock, run_report
 from atari_a3c.shutdown import GracefulShutdown
 
 log = logging.getLogger(__name__)
@@ -67,7 +69,10 @@ def make_logger(cfg: DictConfig, wandb_id: str | None):
     extra = (
         {"id": wandb_id, "resume": "allow"} if wandb_id and "Wandb" in cfg.logger._target_ else {}
     )
-    return hydra.utils.instantiate(cfg.logger, **extra)
+    logger = hydra.utils.instantiate(cfg.logger, **extra)
+    if isinstance(logger, WandbLogger):  # Lightning passes W&B its deprecated `anonymous`
+        logger._wandb_init.pop("anonymous", None)
+    return logger
 
 
 def finish_wandb() -> None:
@@ -120,7 +125,9 @@ def train(
     keep_freed_memory()  # the update's large tensors reuse the last update's memory
     learner = build_learner(cfg, spec, checkpoints, overrides)
     shutdown = GracefulShutdown()
+    clock = RunClock()
     callbacks = [
+        clock,
         ActorSync(pool),
         shutdown,
         LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),  # saved before any eval
@@ -147,6 +154,8 @@ def train(
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
     finally:
         finish_wandb()
+    if trainer.is_global_zero:
+        print(run_report(run_dir, learner, clock, cfg.frames, shutdown.signal_name()))
     if shutdown.exit_code() is not None:
         sys.exit(shutdown.exit_code())
     return learner.eval_history[-1][1] if learner.eval_history else learner.mean_return
