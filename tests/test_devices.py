@@ -17,6 +17,7 @@ from atari_a3c.episodes import Episode, reinforce_losses
 from atari_a3c.job_config import size_from_cores
 from atari_a3c.lstm import LSTMUnroll
 from atari_a3c.models import build_model
+from atari_a3c.ppo import ppo_loss
 from atari_a3c.returns import rollout_losses
 from atari_a3c.training import finish_wandb
 from atari_a3c.training_job import one_learner_process
@@ -88,6 +89,21 @@ def test_actor_critic_losses_run_forward_and_backward_in_bf16(overrides, obs_sha
     losses, _ = rollout_losses(batch, logits.float(), values.float(), cfg.algo, norm)
     losses.total.backward()
     assert all(p.grad is not None and p.grad.device.type == device for p in model.parameters())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ppo_loss_runs_forward_and_backward_in_bf16(device):
+    cfg = compose("algo=ppo")
+    model = bf16_model(cfg, (4, 84, 84), device)
+    batch = rollout_batch((4, 84, 84), device, hidden=cfg.model.hidden_size)
+    logits, values, _ = model(batch["obs"], batch["done"], (batch["h0"], batch["c0"]), True)
+    values = values[:-1].float()
+    behaviour = batch["logits"].log_softmax(-1)[..., 0]
+    losses = ppo_loss(
+        logits[:-1].float(), batch["action"], behaviour, values, values.detach(),
+        batch["reward"], batch["reward"], 0.1, True, 0.01, 0.5,
+    )  # fmt: skip
+    losses.total.backward()
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -27,7 +27,7 @@ from atari_a3c.envs import (
 from atari_a3c.errors import ConfigError
 from atari_a3c.rules import Rule, check, number, one_of, positive_int
 
-ALGOS = ("a3c", "impala", "reinforce", "dqn")
+ALGOS = ("a3c", "impala", "ppo", "reinforce", "dqn")
 RULES: list[Rule] = [
     ("frames", positive_int, "a positive integer"),
     ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),

@@ -62,9 +62,7 @@ class ActorCriticLearner(L.LightningModule):
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
         self.stop_if_an_actor_failed(batch)
         self.count_frames(batch)
-        if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
-            mean = self.ranks_mean(self.model.observation_mean(batch["obs"][0]))
-            self.model.track_observation_mean(mean, self.cfg.algo.obs_mean_rate)
+        self.track_observations(batch)
         if self.cfg.algo.name == "reinforce":
             return self.reinforce_step(batch)
         state = (batch["h0"], batch["c0"])
@@ -99,6 +97,12 @@ class ActorCriticLearner(L.LightningModule):
         count = targets.new_tensor(targets.numel())
         moments = torch.stack([targets.sum(), targets.pow(2).sum(), count])
         self.value_moments = torch.where(torch.isfinite(moments).all(), moments, 0.0)
+
+    def track_observations(self, batch: dict[str, Tensor]) -> None:
+        """Move the mean frame towards the batch's (all ranks'), where it is tracked."""
+        if self.cfg.algo.obs_mean_rate:  # each env's first frame: a cheap, unbiased sample
+            mean = self.ranks_mean(self.model.observation_mean(batch["obs"][0]))
+            self.model.track_observation_mean(mean, self.cfg.algo.obs_mean_rate)
 
     def ranks_mean(self, tensor: Tensor) -> Tensor:
         """`tensor` averaged over the DDP ranks (itself on one learner)."""
@@ -206,6 +210,10 @@ class ActorCriticLearner(L.LightningModule):
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """The step, then PopArt's statistics move (rescaling the value head to match)."""
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
+        self.track_value_targets()
+
+    def track_value_targets(self) -> None:
+        """Move PopArt's statistics towards the kept targets of every rank, where tracked."""
         if not self.cfg.algo.popart_rate:
             return
         moments = self.trainer.strategy.reduce(self.value_moments, reduce_op="sum")  # all ranks'

@@ -68,6 +68,11 @@ class AlgoConfig:
     replay_start: int | None = None
     replay_ratio: float | None = None
     batch_sequences: int | None = None
+    epochs: int | None = None  # ppo only, like the keys below
+    minibatches: int | None = None
+    clip_coef: float | None = None
+    clip_value: bool | None = None
+    max_grad_norm: float | None = None
 
 
 @dataclass

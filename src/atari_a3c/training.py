@@ -35,6 +35,7 @@ from atari_a3c.errors import ConfigError
 from atari_a3c.hardware import keep_freed_memory, learner_device, resolve_precision
 from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
+from atari_a3c.ppo_learner import PPOLearner
 from atari_a3c.q_learner import QLearner
 from atari_a3c.replay_memory import ReplayDataset
 from atari_a3c.rollouts import RolloutDataset
@@ -42,6 +43,7 @@ from atari_a3c.run_report import RunClock, run_report
 from atari_a3c.shutdown import GracefulShutdown
 
 log = logging.getLogger(__name__)
+LEARNERS = {"dqn": QLearner, "ppo": PPOLearner}  # the others: the actor-critic learner
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
 # Not the user's to act on: Lightning's product tips and a torch deprecation its code triggers.
@@ -87,9 +89,14 @@ def finish_wandb() -> None:
         log.warning("could not finish the W&B run: %s", error)
 
 
-def make_trainer(cfg: DictConfig, logger, callbacks: list, run_dir: Path) -> L.Trainer:
-    """The Lightning Trainer; a value it refuses (`trainer.precision=fp8`) is a ConfigError."""
+def make_trainer(
+    cfg: DictConfig, logger, callbacks: list, run_dir: Path, clips: bool = True
+) -> L.Trainer:
+    """The Lightning Trainer; a value it refuses (`trainer.precision=fp8`) is a ConfigError.
+    `clips`: whether it clips gradients (a learner that steps its optimizer itself clips)."""
     trainer_cfg = OmegaConf.to_container(cfg.trainer)
+    if not clips:
+        trainer_cfg["gradient_clip_val"] = None
     device = learner_device(str(trainer_cfg["accelerator"]))
     trainer_cfg["precision"] = resolve_precision(str(trainer_cfg["precision"]), device)
     try:
@@ -106,7 +113,7 @@ def make_trainer(cfg: DictConfig, logger, callbacks: list, run_dir: Path) -> L.T
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
-    learner_class = QLearner if cfg.algo.name == "dqn" else ActorCriticLearner
+    learner_class = LEARNERS.get(cfg.algo.name, ActorCriticLearner)
     learner = learner_class(plain, spec.obs_shape, spec.num_actions, overrides)
     if "init_from" in checkpoints:
         _, model = policy_from_checkpoint(checkpoints["init_from"])
@@ -144,7 +151,8 @@ def train(
     if cfg.callbacks.wandb_artifacts:
         callbacks.append(CheckpointArtifacts(run_dir / "checkpoints"))
     wandb_id = checkpoints["ckpt_path"][KEY]["wandb_id"] if "ckpt_path" in checkpoints else None
-    trainer = make_trainer(cfg, make_logger(cfg, wandb_id), callbacks, run_dir)
+    logger = make_logger(cfg, wandb_id)
+    trainer = make_trainer(cfg, logger, callbacks, run_dir, learner.automatic_optimization)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
     dataset = RolloutDataset(pool, cfg.algo.batch_rollouts)
     if cfg.algo.name == "dqn":
