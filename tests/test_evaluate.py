@@ -50,11 +50,21 @@ def test_results_json_and_csv_hold_every_game(cartpole_run, tmp_path):
     assert len((tmp_path / "results.csv").read_text().splitlines()) == 5
 
 
+def test_a_reused_output_dir_keeps_no_stale_games_and_the_mode_is_said(cartpole_run, tmp_path):
+    ckpt = cartpole_run / "checkpoints" / "last.ckpt"
+    assert evaluate(f"ckpt={ckpt}", "episodes=3", f"output_dir={tmp_path}").returncode == 0
+    result = evaluate(f"ckpt={ckpt}", "episodes=1", "greedy=false", f"output_dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    assert "CartPole-v1: 1 games, actions sampled from the policy, seeds from 0" in result.stdout
+    assert [p.name for p in (tmp_path / "replays").iterdir()] == ["game-1.npz"]
+
+
 def test_render_writes_game_sized_mp4_gif_and_wandb_run(pong_run, tmp_path):
     ckpt = pong_run / "checkpoints" / "last.ckpt"
     result = evaluate(f"ckpt={ckpt}", "episodes=1", "render=true", f"output_dir={tmp_path}")
     assert result.returncode == 0, result.stderr
     (video,) = (tmp_path / "videos").glob("*.mp4")
+    assert video.name == "game-1.mp4" and (tmp_path / "replays" / "game-1.npz").exists()
     frames = iio.imread(video)
     assert frames.shape[1:] == (210, 160, 3) and len(frames) > 100
     assert iio.imread(tmp_path / "game-1.gif").shape[1:3] == (210, 160)

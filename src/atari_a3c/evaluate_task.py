@@ -24,6 +24,7 @@ from atari_a3c.video import save_videos
 
 CONF_ENV = Path(__file__).resolve().parents[2] / "conf" / "env"
 RENDER = (False, True, "human")
+OUTPUTS = ("results.*", "comparison.json", "game-*.gif", "replays/game-*.npz", "videos/*.mp4")
 
 
 def env_id_for(name: str) -> str:
@@ -119,6 +120,19 @@ def compare(cfg: DictConfig, loaded: list[tuple[dict, DictConfig]]) -> float:
     return rows[0]["mean"]
 
 
+def clear_outputs(out: Path | None) -> None:
+    """An earlier evaluation's files in a reused `output_dir` go, so none outlives its results."""
+    for pattern in OUTPUTS if out else ():
+        for path in out.glob(pattern):
+            path.unlink()
+
+
+def announce(cfg: DictConfig, env_id: str) -> None:
+    """What is played: the env, and whether the actions are the policy's greedy or sampled."""
+    actions = "greedy (argmax) actions" if cfg.greedy else "actions sampled from the policy"
+    print(f"{env_id}: {cfg.episodes} games, {actions}, seeds from {cfg.seed}", flush=True)
+
+
 def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": meta["env_id"], "frames_trained": meta["frames"], "summary": summary}
@@ -147,11 +161,13 @@ def evaluate(cfg: DictConfig) -> float:
     torch.set_num_threads(1)
     if cfg.replay is not None:
         return replay.play_recording(cfg.replay, output_dir(cfg), cfg.render)
+    out = output_dir(cfg)
+    clear_outputs(out)
+    announce(cfg, loaded[0][1].env.id)
     if len(loaded) > 1:
         return compare(cfg, loaded)
     checkpoint, train_cfg = loaded[0]
     _, model = policy_from_checkpoint(checkpoint)
-    out = output_dir(cfg)
     video_dir = out / "videos" if cfg.render is True else None
     scores: list[float] = []
     start = time.perf_counter()
