@@ -77,6 +77,7 @@ def test_the_lstm_unroll_runs_forward_and_backward_in_bf16_without_autocast(devi
     [
         (("algo=impala",), (4, 84, 84)),
         (("algo=a3c", "model=a3c_lstm"), (1, 80, 80)),
+        (("algo=impala", "model=impala_resnet"), (4, 84, 84)),
         (("algo=a3c", "env=cartpole", "model=mlp_lstm"), (4,)),
     ],
 )

@@ -9,6 +9,7 @@ from omegaconf import OmegaConf
 
 from atari_a3c.actors import Actor
 from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots, new_obs
+from atari_a3c.encoders import ResidualBlock
 from atari_a3c.envs import env_spec
 from atari_a3c.hardware import bf16_supported
 from atari_a3c.models import ActorCritic, build_model, prepare_inference
@@ -222,3 +223,17 @@ def test_bf16_acting_stores_bf16_weights_and_acts_as_autocast_of_float32():
     with torch.no_grad(), context:
         expected, acted = learner(obs, done, state), actor(obs, done, state)
     torch.testing.assert_close(acted, expected, atol=0, rtol=0)
+
+
+def test_the_impala_encoder_stacks_three_residual_stages_into_256_features():
+    cfg = compose("model=impala_resnet")
+    model = build_model(cfg.model, (4, 84, 84), 6)
+    stages = [m for m in model.encoder if isinstance(m, torch.nn.Conv2d)]
+    assert [conv.out_channels for conv in stages] == [16, 32, 32]
+    assert sum(isinstance(m, ResidualBlock) for m in model.encoder) == 6
+    frames = torch.randint(0, 255, (2, 4, 84, 84), dtype=torch.uint8)
+    assert model.encoder(model._prepare(frames)).shape == (2, 256)
+    block = model.encoder[2]
+    x = torch.randn(1, 16, 42, 42)
+    torch.nn.init.zeros_(block.convs[-1].weight), torch.nn.init.zeros_(block.convs[-1].bias)
+    assert torch.equal(block(x), x)  # the skip: a block whose last conv is zero is the identity
