@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from atari_a3c.curves import GameHistory, plot_returns
+from atari_a3c.curves import GameHistory, plot_returns, returns_figure
 
 
 def test_history_stays_bounded_and_keeps_every_games_weight(tmp_path):
@@ -14,10 +14,26 @@ def test_history_stays_bounded_and_keeps_every_games_weight(tmp_path):
     assert len(history.points) < 64 and games.sum() == len(scores)
     assert np.isclose(np.average(means, weights=games), scores.mean())
     assert np.all(np.diff(frames) > 0) and np.all(np.diff(means) > 0)  # the curve's shape
-    plot_returns(tmp_path / "returns.png", history, [(5_000_000, 0.0)])
+    plot_returns(tmp_path / "returns.png", history, [(5_000_000, 0.0)], "ALE/Pong-v5")
     assert (tmp_path / "returns.png").stat().st_size > 0
 
 
 def test_history_reads_the_older_checkpoints_pairs():
     history = GameHistory([(1000, -21.0), (2000, -20.0)])
     assert history.points == [(1000, -21.0, 1), (2000, -20.0, 1)]
+
+
+def test_a_short_run_gets_a_titled_curve_without_empty_entries():
+    one_game = returns_figure(GameHistory([(1000, 20.0)]), [(2000, 30.0)], "CartPole-v1")
+    ax = one_game.axes[0]
+    assert ax.get_title() == "CartPole-v1: game scores"
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert labels == ["training game", "greedy evaluation mean"]
+    nothing = returns_figure(GameHistory(), [], "CartPole-v1").axes[0]
+    assert [t.get_text() for t in nothing.texts] == ["no finished game yet"]
+
+
+def test_the_running_mean_spans_at_most_100_games():
+    history = GameHistory([(i * 100, float(i)) for i in range(150)])
+    ax = returns_figure(history, [], "CartPole-v1").axes[0]
+    assert [line.get_label() for line in ax.get_lines()] == ["mean of 100"]

@@ -78,7 +78,8 @@ class LastCheckpoint(Callback):
     def save(self, trainer, pl_module) -> None:
         trainer.save_checkpoint(self.path, weights_only=False)
         if trainer.is_global_zero:
-            plot_returns(self.curve, pl_module.game_history, pl_module.eval_history)
+            history, evals = pl_module.game_history, pl_module.eval_history
+            plot_returns(self.curve, history, evals, pl_module.cfg.env.id)
 
 
 class StopWhenSolved(Callback):
