@@ -10,11 +10,13 @@ import sys
 import pytest
 import torch
 from conftest import compose, run_script, train
+from omegaconf import OmegaConf
 
 from atari_a3c import hardware
 from atari_a3c.dqn import q_losses
 from atari_a3c.episodes import Episode, reinforce_losses
 from atari_a3c.job_config import size_from_cores
+from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.lstm import LSTMUnroll
 from atari_a3c.models import build_model
 from atari_a3c.ppo import ppo_loss
@@ -23,6 +25,7 @@ from atari_a3c.training import finish_wandb
 from atari_a3c.training_job import one_learner_process
 
 STEPS, ENVS = 3, 2
+META = torch.device("meta")
 DEVICES = ["meta", "cpu"]  # wrong devices raise on the first, mismatched dtypes on the second
 
 
@@ -135,6 +138,18 @@ def test_dqn_loss_runs_forward_and_backward_in_bf16(device):
         target_q = model(batch["obs"], batch["done"], state)[0].float()
     loss, _ = q_losses(q, target_q, batch, cfg.algo)
     loss.backward()
+
+
+def test_only_what_the_losses_read_goes_to_the_device_and_the_bookkeeping_stays():
+    cfg = OmegaConf.to_container(compose("experiment=cartpole"), resolve=True)
+    learner = ActorCriticLearner(cfg, (4,), 2)
+    batch = rollout_batch((4,), "cpu", num_actions=2, hidden=128)
+    batch |= {"game_return": torch.ones(3), "steps": torch.tensor(32), "version": torch.ones(1)}
+    moved = learner.transfer_batch_to_device(batch, META, 0)
+    assert {key for key, value in moved.items() if value.device == META} == {
+        "obs", "done", "action", "reward", "logits", "h0", "c0"
+    }  # fmt: skip
+    assert learner.transfer_batch_to_device(batch, torch.device("cpu"), 0) is batch
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
 
 RECENT_GAMES = 100
+ON_HOST = ("game_return", "game_length", "version", "column", "first", "steps")  # bookkeeping
 CLIP_EPS = 1e-6  # clip_grad_norm_'s factor is limit / (norm + CLIP_EPS)
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,20 @@ class ActorCriticLearner(L.LightningModule):
     def ranks_mean(self, tensor: Tensor) -> Tensor:
         """`tensor` averaged over the DDP ranks (itself on one learner)."""
         return self.trainer.strategy.reduce(tensor, reduce_op="mean")
+
+    def transfer_batch_to_device(self, batch: dict, device: torch.device, dataloader_idx: int):
+        """Only what the losses read goes to the learning device, from pinned memory without
+        blocking where it is CUDA; the bookkeeping stays on the host, where reading it (frames,
+        scores, versions) needs no sync with the device."""
+        if device.type == "cpu":
+            return batch
+        moved = {}
+        for key, value in batch.items():
+            if isinstance(value, Tensor) and key not in ON_HOST:
+                value = value.pin_memory() if device.type == "cuda" else value
+                value = value.to(device, non_blocking=True)
+            moved[key] = value
+        return moved
 
     def stop_if_an_actor_failed(self, batch: dict) -> None:
         """Raise ActorFailure on every rank when any rank's actors failed (one decision)."""
