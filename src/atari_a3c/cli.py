@@ -22,6 +22,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c import schema  # noqa: F401  (registers the config's types)
 from atari_a3c.errors import BadInput, RunFinished, TrainingStopped, fail
+from atari_a3c.help import help_text
 from atari_a3c.hints import accepted_forms, refuse_argparse_flags, unknown_key
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ INFO_FLAGS = {"--cfg", "-c", "--info", "-i", "--help", "-h", "--hydra-help", "--
 INFO_FLAGS |= {"-sc"}
 VALUE_FLAGS = {"--package", "-p", "--config-path", "-cp", "--config-name", "-cn"}
 VALUE_FLAGS |= {"--config-dir", "-cd", "--experimental-rerun"}
+HELP_FLAGS = {"--help", "-h"}  # ours: every key with its description
 HYDRA_FLAGS = INFO_FLAGS | VALUE_FLAGS | {"-m", "--multirun"}
 
 
@@ -155,10 +157,15 @@ def _one_line(error: Exception) -> str:
 
 
 def precheck(config_dir: Path, config_name: str, check: Check) -> None:
-    """The command line's checks; anything wrong exits 2 with one line, a finished run exits 0
-    saying so."""
+    """`--help`, or the command line's checks: anything wrong exits 2 with one line, a finished
+    run exits 0 saying so."""
     try:
+        if HELP_FLAGS.intersection(sys.argv[1:]):
+            print(help_text(config_dir, config_name, _overrides(sys.argv[1:])))
+            sys.exit(0)
         sys.argv[1:] = check_command_line(config_dir, config_name, check, sys.argv[1:])
+    except (HydraException, OmegaConfBaseException) as error:  # overrides given with --help
+        fail(_one_line(error))
     except BadInput as error:
         fail(str(error).strip().splitlines()[0])
     except RunFinished as finished:
