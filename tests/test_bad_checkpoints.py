@@ -61,7 +61,7 @@ def test_bad_checkpoint_is_one_line(tmp_path, capsys, key, case):
 @pytest.mark.parametrize("key", ["ckpt", "init_from"])
 def test_missing_file_or_a_directory_is_one_line(tmp_path, key):
     assert "checkpoint not found" in refused(key, tmp_path / "nope.ckpt")
-    assert "checkpoint is not a file" in refused(key, tmp_path)
+    assert f"checkpoint is a directory: {tmp_path} (no .ckpt in it)" in refused(key, tmp_path)
 
 
 def test_random_bytes_and_other_archives_are_refused(tmp_path):
