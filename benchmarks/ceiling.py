@@ -19,14 +19,15 @@ import time
 
 import hydra
 import torch
+from omegaconf import OmegaConf
 from torch.utils.flop_counter import FlopCounterMode
 
-from atari_a3c import returns as R
 from atari_a3c.buffers import new_obs
 from atari_a3c.envs import env_spec
 from atari_a3c.hardware import cores, keep_freed_memory, resolve_precision
-from atari_a3c.learner import clip_gradients
-from atari_a3c.models import build_model, prepare_inference
+from atari_a3c.learners.actor_critic import ActorCriticLearner
+from atari_a3c.learners.base import clip_gradients
+from atari_a3c.models import prepare_inference
 
 
 def random_batch(steps: int, envs: int, spec, hidden: int) -> dict[str, torch.Tensor]:
@@ -69,9 +70,9 @@ def gemm_gflops(bf16: bool, side: int = 1024, repeats: int = 20) -> float:
     return 2 * side**3 / median_ms(lambda: a @ b, repeats) / 1e6
 
 
-def update_step(cfg, model, batch):
-    """One learner update, as `ActorCriticLearner` makes it, as a closure."""
-    algo = cfg.algo
+def update_step(cfg, learner, batch):
+    """One actor-critic update of `learner`, as its `training_step` makes it, as a closure."""
+    algo, model = cfg.algo, learner.model
     optimizer = hydra.utils.instantiate(cfg.optim)(model.parameters())
     bf16 = resolve_precision(str(cfg.trainer.precision)) == "bf16-mixed"
     state = (batch["h0"], batch["c0"])
@@ -81,8 +82,7 @@ def update_step(cfg, model, batch):
             model.track_observations(batch["obs"][0], algo.obs_mean_rate)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             logits, values, _ = model(batch["obs"], batch["done"], state, last_bootstraps=True)
-            norm = (model.value_mean, model.value_std)
-            losses, targets = R.rollout_losses(batch, logits.float(), values.float(), algo, norm)
+            losses, targets = learner.losses(batch, logits.float(), values.float())
         losses.total.backward()
         clip_gradients(model.parameters(), cfg.trainer.gradient_clip_val)
         optimizer.step()
@@ -116,14 +116,15 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
     spec = env_spec(cfg)
     steps, envs = cfg.algo.unroll, cfg.envs_per_worker
     rollouts = cfg.algo.batch_rollouts
-    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    learner = ActorCriticLearner(OmegaConf.to_container(cfg), spec.obs_shape, spec.num_actions)
+    model = learner.model
     batch = random_batch(steps, envs * rollouts, spec, model.hidden_size)
     acting = random_batch(0, envs, spec, model.hidden_size)  # one step's frames
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     keep_freed_memory()  # as the learner's process runs
     try:
-        update, act = update_step(cfg, model, batch), acting_step(model, acting)
+        update, act = update_step(cfg, learner, batch), acting_step(model, acting)
         update_ms, act_ms = median_ms(update, repeats), median_ms(act, 10 * repeats)
         gemm = gemm_gflops(resolve_precision(str(cfg.trainer.precision)) == "bf16-mixed")
         gflop = (flops(update) + steps * rollouts * flops(act)) / 1e9

@@ -7,20 +7,20 @@ from CUDA tensors, and W&B's finish never hiding a run's error."""
 import shutil
 import sys
 
+import hydra
 import pytest
 import torch
 from conftest import compose, run_script, train
 from omegaconf import OmegaConf
 
 from atari_a3c import hardware
-from atari_a3c.dqn import q_losses
-from atari_a3c.episodes import Episode, reinforce_losses
 from atari_a3c.job_config import size_from_cores
-from atari_a3c.learner import ActorCriticLearner
+from atari_a3c.learners.actor_critic import ActorCriticLearner
+from atari_a3c.learners.ppo_loss import ppo_loss
+from atari_a3c.learners.q_loss import q_losses
+from atari_a3c.learners.reinforce import Episode, reinforce_losses
 from atari_a3c.lstm import LSTMUnroll
 from atari_a3c.models import build_model
-from atari_a3c.ppo import ppo_loss
-from atari_a3c.returns import rollout_losses
 from atari_a3c.training import finish_wandb
 from atari_a3c.training_job import one_learner_process
 
@@ -86,11 +86,12 @@ def test_the_lstm_unroll_runs_forward_and_backward_in_bf16_without_autocast(devi
 )
 def test_actor_critic_losses_run_forward_and_backward_in_bf16(overrides, obs_shape, device):
     cfg = compose(*overrides)
-    model = bf16_model(cfg, obs_shape, device)
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    learner = hydra.utils.get_class(cfg.algo._target_)(plain, obs_shape, 4)
+    model = learner.model.to(device=device, dtype=torch.bfloat16)
     batch = rollout_batch(obs_shape, device, hidden=cfg.model.hidden_size)
     logits, values, _ = model(batch["obs"], batch["done"], (batch["h0"], batch["c0"]), True)
-    norm = (model.value_mean, model.value_std)
-    losses, _ = rollout_losses(batch, logits.float(), values.float(), cfg.algo, norm)
+    losses, _ = learner.losses(batch, logits.float(), values.float())
     losses.total.backward()
     assert all(p.grad is not None and p.grad.device.type == device for p in model.parameters())
 

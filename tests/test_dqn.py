@@ -6,7 +6,8 @@ import torch
 from conftest import collect_rollouts, compose, read_metrics, train
 
 from atari_a3c.checkpoint import policy_from_checkpoint
-from atari_a3c.dqn import epsilon, epsilon_greedy, n_step_targets, q_losses
+from atari_a3c.exploration import epsilon, epsilon_greedy
+from atari_a3c.learners.q_loss import n_step_targets, q_losses
 from atari_a3c.models import build_model
 from atari_a3c.play import action_rule
 from atari_a3c.replay_memory import FrameStacks, ReplayMemory

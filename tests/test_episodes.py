@@ -2,7 +2,7 @@
 
 import torch
 
-from atari_a3c.episodes import EpisodeAssembler, padded
+from atari_a3c.learners.reinforce import EpisodeAssembler, padded
 
 
 def rollout(starts: list[int], first: bool = False, steps: int = 4, offset: int = 0) -> dict:

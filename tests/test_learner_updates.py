@@ -7,21 +7,14 @@ import torch
 from conftest import compose
 from omegaconf import OmegaConf
 
-from atari_a3c.learner import ActorCriticLearner, lr_factor
-from atari_a3c.returns import rollout_losses
+from atari_a3c.learners.actor_critic import ActorCriticLearner
+from atari_a3c.learners.base import lr_factor
 
 
 def make_learner(*overrides: str) -> tuple[ActorCriticLearner, torch.optim.Optimizer]:
     cfg = OmegaConf.to_container(compose("experiment=cartpole", *overrides), resolve=True)
     learner = ActorCriticLearner(cfg, (4,), 2)
     return learner, torch.optim.Adam(learner.parameters(), fused=True)
-
-
-def losses(learner: ActorCriticLearner, batch, logits, values):
-    model = learner.model
-    return rollout_losses(
-        batch, logits, values, learner.cfg.algo, (model.value_mean, model.value_std)
-    )
 
 
 def grad_norm(learner: ActorCriticLearner) -> float:
@@ -79,7 +72,7 @@ def scaled_losses(learner: ActorCriticLearner, scale: float):
     }
     with torch.no_grad():
         logits, values, _ = learner.model(batch["obs"], batch["done"], (batch["h0"], batch["c0"]))
-        return losses(learner, batch, logits, values)[0]
+        return learner.losses(batch, logits, values)[0]
 
 
 def test_popart_scales_the_value_loss_to_the_return_std_and_leaves_advantages_raw():

@@ -10,8 +10,8 @@ from conftest import compose, read_metrics, train
 from atari_a3c.buffers import new_obs
 from atari_a3c.config import validate
 from atari_a3c.errors import ConfigError
-from atari_a3c.ppo import normalized, ppo_loss
-from atari_a3c.ppo_learner import columns
+from atari_a3c.learners.ppo import columns
+from atari_a3c.learners.ppo_loss import normalized, ppo_loss
 
 
 def worked_case(clip_value: bool):

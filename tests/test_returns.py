@@ -2,7 +2,7 @@
 
 import torch
 
-from atari_a3c import returns as R
+from atari_a3c.learners import returns as R
 
 T, B = 7, 3
 GAMMA, LAM = 0.9, 0.8

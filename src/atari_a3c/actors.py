@@ -13,7 +13,7 @@ from torch import Tensor
 
 from atari_a3c.buffers import SharedWeights, SlotLayout, Slots
 from atari_a3c.child_process import become_child
-from atari_a3c.dqn import epsilon, epsilon_greedy
+from atari_a3c.exploration import epsilon, epsilon_greedy
 from atari_a3c.models import State, build_model, prepare_inference
 from atari_a3c.training_envs import TrainingEnvs
 

@@ -15,11 +15,11 @@ from torch import Tensor
 
 from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
 from atari_a3c.child_process import become_child
-from atari_a3c.dqn import epsilon_greedy
 from atari_a3c.envs import make_env
+from atari_a3c.exploration import epsilon_greedy
+from atari_a3c.learners.returns import policy_entropy
 from atari_a3c.models import ActorCritic, prepare_inference
 from atari_a3c.replay import Recording, emulator_state
-from atari_a3c.returns import policy_entropy
 
 
 @dataclass

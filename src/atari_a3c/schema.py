@@ -46,6 +46,7 @@ class ModelConfig:
 @dataclass
 class AlgoConfig:
     name: str
+    _target_: str  # the learner class
     gamma: float
     obs_mean_rate: float
     unroll: int

@@ -33,17 +33,12 @@ from atari_a3c.checkpoint import (
 from atari_a3c.envs import EnvSpec
 from atari_a3c.errors import ConfigError
 from atari_a3c.hardware import keep_freed_memory, learner_device, resolve_precision
-from atari_a3c.learner import ActorCriticLearner
 from atari_a3c.periodic_eval import PeriodicEvaluation
-from atari_a3c.ppo_learner import PPOLearner
-from atari_a3c.q_learner import QLearner
-from atari_a3c.replay_memory import ReplayDataset
 from atari_a3c.rollouts import RolloutDataset
 from atari_a3c.run_report import RunClock, run_report
 from atari_a3c.shutdown import GracefulShutdown
 
 log = logging.getLogger(__name__)
-LEARNERS = {"dqn": QLearner, "ppo": PPOLearner}  # the others: the actor-critic learner
 # Hydra's handlers already print and file Lightning's messages; its own would print each twice.
 logging.getLogger("lightning").handlers.clear()
 # Not the user's to act on: Lightning's product tips and a torch deprecation its code triggers.
@@ -113,7 +108,7 @@ def make_trainer(
 
 def build_learner(cfg: DictConfig, spec: EnvSpec, checkpoints: dict, overrides: list[str]):
     plain = OmegaConf.to_container(cfg, resolve=True)
-    learner_class = LEARNERS.get(cfg.algo.name, ActorCriticLearner)
+    learner_class = hydra.utils.get_class(cfg.algo._target_)  # the algorithm's sibling learner
     learner = learner_class(plain, spec.obs_shape, spec.num_actions, overrides)
     if "init_from" in checkpoints:
         _, model = policy_from_checkpoint(checkpoints["init_from"])
@@ -154,10 +149,9 @@ def train(
     logger = make_logger(cfg, wandb_id)
     trainer = make_trainer(cfg, logger, callbacks, run_dir, learner.automatic_optimization)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
-    dataset = RolloutDataset(pool, cfg.algo.batch_rollouts)
-    if cfg.algo.name == "dqn":
-        dataset = ReplayDataset(dataset, cfg.algo, cfg.seed)
-    loader = DataLoader(dataset, batch_size=None)
+    loader = DataLoader(
+        learner.batches(RolloutDataset(pool, cfg.algo.batch_rollouts)), batch_size=None
+    )
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
     finally:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from atari_a3c import returns as R
-from atari_a3c.learner import ActorCriticLearner
-from atari_a3c.ppo import normalized, ppo_loss
+from atari_a3c.learners import returns as R
+from atari_a3c.learners.actor_critic import ActorCriticLearner
+from atari_a3c.learners.ppo_loss import normalized, ppo_loss
 
 
 def columns(tensor: Tensor, index: Tensor, dim: int = 1) -> Tensor:
@@ -31,17 +31,12 @@ class PPOLearner(ActorCriticLearner):
         self.automatic_optimization = False  # several optimizer steps per batch
 
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> None:
-        self.stop_if_an_actor_failed(batch)
-        self.count_frames(batch)
-        self.track_observations(batch)
+        self.begin_step(batch)
         algo, model = self.cfg.algo, self.model
         state = (batch["h0"], batch["c0"])
         with torch.no_grad():
             values = model(batch["obs"], batch["done"], state)[1].float()
-        discounts = algo.gamma * (~batch["done"][1:]).float()
-        advantages, targets = R.gae(
-            batch["reward"], values[:-1], values[-1], discounts, algo.gae_lambda
-        )
+        advantages, targets = self.targets(batch, None, values)
         behaviour_logp = R.action_log_probs(batch["logits"].float(), batch["action"])
         optimizer, schedule = self.optimizers(), self.lr_schedulers()
         envs = batch["action"].shape[1]

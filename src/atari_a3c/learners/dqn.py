@@ -6,19 +6,25 @@ import copy
 
 import torch
 from torch import Tensor
+from torch.utils.data import IterableDataset
 
-from atari_a3c.dqn import epsilon, q_losses
-from atari_a3c.learner import ActorCriticLearner
+from atari_a3c.exploration import epsilon
+from atari_a3c.learners.base import Learner
+from atari_a3c.learners.q_loss import q_losses
+from atari_a3c.replay_memory import ReplayDataset
 
 
-class QLearner(ActorCriticLearner):
+class QLearner(Learner):
     """DQN updates on replayed sequences (`replay_memory.ReplayDataset`), with a target network
-    copied from the online one every `algo.target_every` updates. Frames, games, checkpoints
-    and logging are the actor-critic learner's."""
+    copied from the online one every `algo.target_every` updates."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.target_model = copy.deepcopy(self.model).requires_grad_(False)
+
+    def batches(self, rollouts: IterableDataset) -> IterableDataset:
+        """Sequences replayed from a memory the rollouts fill."""
+        return ReplayDataset(rollouts, self.cfg.algo, self.cfg.seed)
 
     def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor | None:
         """A Q-learning update on the replayed sequences; a batch without any only counts."""
@@ -28,8 +34,7 @@ class QLearner(ActorCriticLearner):
         if "obs" not in batch:
             return None
         algo = self.cfg.algo
-        if algo.obs_mean_rate:
-            self.model.track_observations(batch["obs"][0], algo.obs_mean_rate)
+        self.track_observations(batch)
         state = (batch["h0"], batch["c0"])
         q = self.model(batch["obs"], batch["done"], state)[0].float()
         with torch.no_grad():

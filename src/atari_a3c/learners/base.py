@@ -1,4 +1,6 @@
-"""The learner: a LightningModule that trains the ActorCritic on rollout batches."""
+"""What every learner shares: frames and games counted, metrics written, gradients clipped and
+non-finite updates skipped, the learning-rate schedule, DDP averages, batches moved to the
+learning device, and the checkpoint's own metadata. Each algorithm's update is a sibling module."""
 
 from __future__ import annotations
 
@@ -12,10 +14,9 @@ import lightning as L
 import torch
 from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
+from torch.utils.data import IterableDataset
 
-from atari_a3c import returns as R
 from atari_a3c.curves import GameHistory
-from atari_a3c.episodes import EpisodeAssembler, reinforce_losses
 from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.models import build_model
 from atari_a3c.rollouts import FAILURE
@@ -30,8 +31,9 @@ class NonFiniteTraining(TrainingStopped):
     """Losses or gradients stayed non-finite for too many updates in a row."""
 
 
-class ActorCriticLearner(L.LightningModule):
-    """A3C (n-step/GAE) or IMPALA (V-trace) updates on rollout batches; counts their frames."""
+class Learner(L.LightningModule):
+    """A LightningModule training the configured model on the actors' batches; a sibling class
+    per algorithm writes `training_step`."""
 
     def __init__(
         self, cfg: dict, obs_shape: tuple[int, ...], num_actions: int, overrides: list[str] = ()
@@ -53,51 +55,21 @@ class ActorCriticLearner(L.LightningModule):
         self.pending_metrics: dict[str, float | Tensor] = {}  # the latest of each, until written
         self._batches_since_write = 0
         self._rate_mark = (time.perf_counter(), 0)  # (time, frames) where charts/fps last started
-        self.value_moments = torch.zeros(3)  # the last update's targets' sum, sum of squares, count
-        self.episodes = EpisodeAssembler()  # REINFORCE's whole episodes
 
     @property
     def mean_return(self) -> float:
         return sum(self.recent_returns) / len(self.recent_returns) if self.recent_returns else 0.0
 
-    def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor:
+    def batches(self, rollouts: IterableDataset) -> IterableDataset:
+        """The stream this learner trains on, made from the actors' rollouts: themselves."""
+        return rollouts
+
+    def begin_step(self, batch: dict[str, Tensor]) -> None:
+        """What every update starts with: stop if an actor failed, count the batch's frames,
+        move the mean frame."""
         self.stop_if_an_actor_failed(batch)
         self.count_frames(batch)
         self.track_observations(batch)
-        if self.cfg.algo.name == "reinforce":
-            return self.reinforce_step(batch)
-        state = (batch["h0"], batch["c0"])
-        logits, values, _ = self.model(batch["obs"], batch["done"], state, last_bootstraps=True)
-        model = self.model  # PopArt's statistics: identity unless tracked
-        norm = (model.value_mean, model.value_std)
-        losses, targets = R.rollout_losses(
-            batch, logits.float(), values.float(), self.cfg.algo, norm
-        )
-        self.log_step(batch, losses, targets, values[:-1].float())
-        self.keep_value_targets(targets)
-        # Always backward, even a non-finite loss: its gradients are non-finite on every rank
-        # after DDP averages them, so every rank skips the same update while clipping.
-        return losses.total
-
-    def reinforce_step(self, batch: dict[str, Tensor]) -> Tensor | None:
-        """REINFORCE on the episodes this batch completes; a batch that completes none is no
-        update."""
-        episodes = self.episodes.add(batch)
-        if not episodes:
-            self.record_games(batch)
-            return None
-        losses, targets, values = reinforce_losses(self.model, episodes, self.cfg.algo)
-        self.log_step(batch, losses, targets, values)
-        self.keep_value_targets(targets)
-        return losses.total
-
-    def keep_value_targets(self, targets: Tensor) -> None:
-        """The moments of the targets PopArt's statistics move towards after this step; none
-        (a zero count) if any is non-finite."""
-        targets = targets.detach().float()
-        count = targets.new_tensor(targets.numel())
-        moments = torch.stack([targets.sum(), targets.pow(2).sum(), count])
-        self.value_moments = torch.where(torch.isfinite(moments).all(), moments, 0.0)
 
     def track_observations(self, batch: dict[str, Tensor]) -> None:
         """Move the mean frame towards the batch's (all ranks'), where it is tracked."""
@@ -140,19 +112,6 @@ class ActorCriticLearner(L.LightningModule):
         if len(batch["game_return"]):
             metrics["charts/episode_return"] = batch["game_return"].mean()
             metrics["charts/episode_length"] = batch["game_length"].float().mean()
-        self.add_metrics(metrics)
-
-    def log_step(self, batch, losses: R.Losses, targets: Tensor, values: Tensor) -> None:
-        self.record_games(batch)
-        metrics = {
-            "losses/total": losses.total,
-            "losses/policy": losses.policy,
-            "losses/value": losses.value,
-            "losses/entropy": losses.entropy,
-            "losses/explained_variance": 1 - (targets - values).var() / targets.var().clamp(1e-8),
-            "charts/frames": float(self.frames),
-            "perf/skipped_updates": float(self.skipped_updates),
-        }
         self.add_metrics(metrics)
 
     def add_metrics(self, metrics: dict[str, float | Tensor]) -> None:
@@ -221,22 +180,6 @@ class ActorCriticLearner(L.LightningModule):
         self.frames += self.new_frames(batch)
         if self.frames >= self.cfg.frames:
             self.trainer.should_stop = True
-
-    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
-        """The step, then PopArt's statistics move (rescaling the value head to match)."""
-        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
-        self.track_value_targets()
-
-    def track_value_targets(self) -> None:
-        """Move PopArt's statistics towards the kept targets of every rank, where tracked."""
-        if not self.cfg.algo.popart_rate:
-            return
-        moments = self.trainer.strategy.reduce(self.value_moments, reduce_op="sum")  # all ranks'
-        total, squares, count = moments.tolist()  # the update's one host sync
-        if count:
-            mean, second = moments.new_tensor([total / count, squares / count])
-            self.model.track_value_moments(mean, second, self.cfg.algo.popart_rate)
-        self.value_moments = torch.zeros_like(moments)
 
     def configure_optimizers(self):
         optimizer = hydra.utils.instantiate(self.cfg.optim)(self.model.parameters())

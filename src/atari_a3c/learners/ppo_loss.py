@@ -9,7 +9,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from atari_a3c.returns import action_log_probs, policy_entropy
+from atari_a3c.learners.returns import action_log_probs, policy_entropy
 
 ADVANTAGE_EPS = 1e-8
 

@@ -1,4 +1,5 @@
-"""Whole episodes out of the rollout stream, and REINFORCE's loss on them.
+"""REINFORCE (`algo=reinforce`): whole episodes out of the rollout stream, the loss on them,
+and the learner that updates on each batch's completed episodes.
 
 A rollout holds `unroll` steps of each of an actor's envs; an episode may span several rollouts.
 `done[t]` marks `obs[t]` as the first observation of an episode. Each env (a batch column,
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from atari_a3c import returns as R
+from atari_a3c.learners import returns as R
+from atari_a3c.learners.actor_critic import ActorCriticLearner
 
 
 @dataclass
@@ -121,3 +123,23 @@ def reinforce_losses(model, episodes: list[Episode], algo) -> tuple[R.Losses, Te
         algo.value_coef,
     )
     return losses, targets, values
+
+
+class ReinforceLearner(ActorCriticLearner):
+    """REINFORCE on the episodes each batch completes; a batch that completes none is no
+    update."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.episodes = EpisodeAssembler()
+
+    def training_step(self, batch: dict[str, Tensor], batch_idx: int) -> Tensor | None:
+        self.begin_step(batch)
+        episodes = self.episodes.add(batch)
+        if not episodes:
+            self.record_games(batch)
+            return None
+        losses, targets, values = reinforce_losses(self.model, episodes, self.cfg.algo)
+        self.log_step(batch, losses, targets, values)
+        self.keep_value_targets(targets)
+        return losses.total

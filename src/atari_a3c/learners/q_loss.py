@@ -1,27 +1,12 @@
-"""Q-learning's maths (`algo=dqn`): the actors' epsilon-greedy choice and the n-step (double)
-Q loss. The policy head's outputs are the Q-values (with `model.dueling`, the value plus
-centred advantages). Shapes are time-major `[T, B]` as in `returns.py`."""
+"""Q-learning's maths (`algo=dqn`): n-step (double) Q targets and the Huber loss. The policy
+head's outputs are the Q-values (with `model.dueling`, the value plus centred advantages).
+Shapes are time-major `[T, B]` as in `returns.py`."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-
-
-def epsilon(algo, frames: int) -> float:
-    """The exploration rate after `frames` env frames: linear from `epsilon_start` to
-    `epsilon_final` over `epsilon_frames`, then constant."""
-    progress = min(1.0, frames / algo.epsilon_frames)
-    return algo.epsilon_start + progress * (algo.epsilon_final - algo.epsilon_start)
-
-
-def epsilon_greedy(q_values: Tensor, eps: float, generator=None) -> Tensor:
-    """`[B, A]` -> `[B]`: the argmax, or with probability `eps` a uniformly random action."""
-    greedy = q_values.argmax(-1)
-    explore = torch.rand(greedy.shape, generator=generator) < eps
-    random = torch.randint(q_values.shape[-1], greedy.shape, generator=generator)
-    return torch.where(explore, random, greedy)
 
 
 def n_step_targets(rewards: Tensor, discounts: Tensor, bootstrap: Tensor, n: int) -> Tensor:
