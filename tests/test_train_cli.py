@@ -148,7 +148,7 @@ def test_spaceinvaders_adam(run_dir):
         ("env.id=Ant-v4", "env.id=Ant-v4: MuJoCo is not installed"),
         ("trainer.accelerator=gpu", "trainer.accelerator=gpu: torch finds no such device"),
         ("trainer.accelerator=tpu", "trainer.accelerator must be one of auto, cpu, gpu"),
-        ("algo.name=impla", "algo.name must be one of a3c, impala, reinforce, dqn, got 'impla'"),
+        ("algo.name=impla", "algo.name must be one of a3c, impala, ppo, reinforce, dqn, got 'i"),
         ("algo=reinforce", "algo=reinforce holds whole episodes in memory; ALE/Pong-v5's are"),
         ("model=dueling_nature", "model.dueling makes Q-values, for algo=dqn (not algo=impala)"),
         ("algo=dqn algo.replay_start=60000", "algo.replay_start=60000 exceeds algo.replay_size"),
