@@ -5,14 +5,14 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from atari_a3c.cli import precheck, run_or_exit
+from atari_a3c.config.cli import precheck, run_or_exit
 from atari_a3c.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
 
 
 def check(cfg: DictConfig, overrides: list[str]) -> None:
-    from atari_a3c.evaluate_task import check_request
+    from atari_a3c.evaluation.task import check_request
 
     known = sorted(set(OmegaConf.load(CONFIG_DIR / "evaluate.yaml")) - {"defaults", "hydra"})
     if unknown := sorted(set(cfg) - set(known)):
@@ -22,7 +22,7 @@ def check(cfg: DictConfig, overrides: list[str]) -> None:
 
 @hydra.main(version_base="1.3", config_path="conf/evaluate", config_name="evaluate")
 def main(cfg: DictConfig) -> float:
-    from atari_a3c.evaluate_task import evaluate
+    from atari_a3c.evaluation.task import evaluate
 
     return run_or_exit(evaluate, cfg)
 

@@ -17,9 +17,9 @@ import argparse
 
 import torch
 
-from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
+from atari_a3c.checkpoints.files import load_checkpoint, policy_from_checkpoint
+from atari_a3c.envs.vector import TrainingEnvs
 from atari_a3c.learners import returns as R
-from atari_a3c.training_envs import TrainingEnvs
 
 ENVS = 16
 

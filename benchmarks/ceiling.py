@@ -22,12 +22,12 @@ import torch
 from omegaconf import OmegaConf
 from torch.utils.flop_counter import FlopCounterMode
 
-from atari_a3c.buffers import new_obs
-from atari_a3c.envs import env_spec
+from atari_a3c.actors.shared import new_obs
+from atari_a3c.envs.make import env_spec
 from atari_a3c.hardware import cores, keep_freed_memory, resolve_precision
 from atari_a3c.learners.actor_critic import ActorCriticLearner
 from atari_a3c.learners.base import clip_gradients
-from atari_a3c.models import prepare_inference
+from atari_a3c.models.actor_critic import prepare_inference
 
 
 def random_batch(steps: int, envs: int, spec, hidden: int) -> dict[str, torch.Tensor]:
@@ -68,6 +68,11 @@ def gemm_gflops(bf16: bool, side: int = 1024, repeats: int = 20) -> float:
     dtype = torch.bfloat16 if bf16 else torch.float32
     a, b = torch.randn(side, side, dtype=dtype), torch.randn(side, side, dtype=dtype)
     return 2 * side**3 / median_ms(lambda: a @ b, repeats) / 1e6
+
+
+def learner_for(cfg, spec) -> ActorCriticLearner:
+    """An actor-critic learner of the config, its model fresh."""
+    return ActorCriticLearner(OmegaConf.to_container(cfg), spec.obs_shape, spec.num_actions)
 
 
 def update_step(cfg, learner, batch):
@@ -116,7 +121,7 @@ def compute_ceiling(cfg, repeats: int = 20) -> dict[str, float]:
     spec = env_spec(cfg)
     steps, envs = cfg.algo.unroll, cfg.envs_per_worker
     rollouts = cfg.algo.batch_rollouts
-    learner = ActorCriticLearner(OmegaConf.to_container(cfg), spec.obs_shape, spec.num_actions)
+    learner = learner_for(cfg, spec)
     model = learner.model
     batch = random_batch(steps, envs * rollouts, spec, model.hidden_size)
     acting = random_batch(0, envs, spec, model.hidden_size)  # one step's frames

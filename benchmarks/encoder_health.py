@@ -22,9 +22,9 @@ from ale_py.vector_env import AtariVectorEnv
 from gymnasium.vector import AutoresetMode
 from omegaconf import OmegaConf
 
-from atari_a3c.checkpoint import KEY, load_checkpoint, policy_from_checkpoint
-from atari_a3c.envs import rom_name
-from atari_a3c.models import ActorCritic, build_model
+from atari_a3c.checkpoints.files import KEY, load_checkpoint, policy_from_checkpoint
+from atari_a3c.envs.make import rom_name
+from atari_a3c.models.actor_critic import ActorCritic, build_model
 
 ENVS, STEPS = 8, 200
 

@@ -20,9 +20,9 @@ import time
 
 import torch
 
-from atari_a3c.encoders import a3c_encoder, nature_encoder
 from atari_a3c.hardware import BF16_FLAGS, bf16_supported, cpu_flags, cpu_model
-from atari_a3c.models import ActorCritic, prepare_inference
+from atari_a3c.models.actor_critic import ActorCritic, prepare_inference
+from atari_a3c.models.encoders import a3c_encoder, nature_encoder
 
 ENCODERS = {"nature": (nature_encoder, (4, 84, 84)), "a3c": (a3c_encoder, (1, 80, 80))}
 SETTINGS = [(bf16, cl) for bf16 in (False, True) for cl in (False, True)]

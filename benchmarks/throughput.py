@@ -61,8 +61,8 @@ def compose_config(overrides: list[str]):
     """The config train.py would compose, without a metrics logger."""
     from hydra import compose, initialize_config_dir
 
-    from atari_a3c import schema  # noqa: F401  (registers the config's types)
-    from atari_a3c.job_config import size_from_cores
+    from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
+    from atari_a3c.config.job import size_from_cores
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         cfg = compose("train", overrides=[*overrides, "logger=none"])
@@ -73,7 +73,7 @@ def compose_config(overrides: list[str]):
 def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, int, int]:
     """Env frames/s of all the actors' envs in one vector env with all their emulator threads,
     stepped with random actions. Returns the rate, the env count and the env threads."""
-    from atari_a3c.training_envs import TrainingEnvs
+    from atari_a3c.envs.vector import TrainingEnvs
 
     cfg = compose_config(overrides)
     cfg.env.env_threads = int(cfg.workers * cfg.env.env_threads)
@@ -187,9 +187,9 @@ def final_evaluation(overrides: list[str], seed: int) -> dict[str, float]:
     by the shipped Pong agent (a trained policy plays games as long as a finished run's)."""
     import torch
 
-    from atari_a3c.checkpoint import load_checkpoint, policy_from_checkpoint
-    from atari_a3c.checkpoint_sources import locate
-    from atari_a3c.play import play
+    from atari_a3c.checkpoints.files import load_checkpoint, policy_from_checkpoint
+    from atari_a3c.checkpoints.sources import locate
+    from atari_a3c.evaluation.play import play
 
     episodes = compose_config(overrides).callbacks.eval.episodes
     cfg, model = policy_from_checkpoint(load_checkpoint(locate("pretrained/pong")))

@@ -3,7 +3,7 @@
 
 import time
 
-from atari_a3c.child_process import become_child, context
+from atari_a3c.actors.child_process import become_child, context
 
 
 def busy() -> None:

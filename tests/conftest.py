@@ -56,7 +56,7 @@ def hydra_context():
     """Hydra initialized on the training configs, as inside `python train.py`."""
     from hydra import initialize_config_dir
 
-    from atari_a3c import schema  # noqa: F401  (registers the config's types)
+    from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
 
     return initialize_config_dir(str(ROOT / "conf"), version_base="1.3")
 
@@ -71,9 +71,9 @@ def compose(*overrides: str):
 
 def make_pool(*overrides: str):
     """A real actor pool for the composed config, not started, and its slots' layout."""
-    from atari_a3c.envs import env_spec
-    from atari_a3c.job_config import size_from_cores
-    from atari_a3c.training_job import build_pool
+    from atari_a3c.config.job import size_from_cores
+    from atari_a3c.envs.make import env_spec
+    from atari_a3c.training.job import build_pool
 
     cfg = compose(*overrides)
     size_from_cores(cfg)
@@ -83,7 +83,7 @@ def make_pool(*overrides: str):
 
 def collect_rollouts(*overrides: str, batches: int, batch_rollouts: int = 1) -> list[dict]:
     """`batches` batches from a real actor pool of the composed config, then the pool stops."""
-    from atari_a3c.rollouts import RolloutDataset
+    from atari_a3c.actors.rollouts import RolloutDataset
 
     pool, _ = make_pool(*overrides)
     pool.start()

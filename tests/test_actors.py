@@ -39,7 +39,7 @@ def test_episode_statistics_are_true_game_results():
 
 
 def test_launched_actors_write_nothing_until_started_then_act_with_the_newest_weights():
-    from atari_a3c.models import build_model
+    from atari_a3c.models.actor_critic import build_model
 
     overrides = ("env=pong", "envs_per_worker=2", "algo.unroll=5")
     pool, layout = make_pool(*overrides)

@@ -10,10 +10,10 @@ import pytest
 import torch
 from conftest import ROOT
 
-from atari_a3c.cli import check_command_line
+from atari_a3c.config.cli import check_command_line
+from atari_a3c.config.job import check
 from atari_a3c.errors import BadInput
-from atari_a3c.evaluate_task import check_request
-from atari_a3c.job_config import check
+from atari_a3c.evaluation.task import check_request
 
 
 class Exploit:

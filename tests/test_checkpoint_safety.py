@@ -8,9 +8,9 @@ import pytest
 import torch
 from conftest import compose, run_script
 
-from atari_a3c.checkpoint import KEY, save_atomically, stored_overrides
+from atari_a3c.checkpoints.files import KEY, save_atomically, stored_overrides
 from atari_a3c.errors import CheckpointError
-from atari_a3c.training import AtomicCheckpointIO
+from atari_a3c.training.task import AtomicCheckpointIO
 
 
 def crafted(*overrides: str) -> dict:

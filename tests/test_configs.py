@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, compose
 
-from atari_a3c.config import validate
-from atari_a3c.job_config import size_from_cores
+from atari_a3c.config.checks import validate
+from atari_a3c.config.job import size_from_cores
 
 CONF = ROOT / "conf"
 PLUGIN_GROUPS = ("hparams_search",)  # need the sweeper plugins; composed in the sweep tests

@@ -14,15 +14,15 @@ from conftest import compose, run_script, train
 from omegaconf import OmegaConf
 
 from atari_a3c import hardware
-from atari_a3c.job_config import size_from_cores
+from atari_a3c.config.job import size_from_cores
 from atari_a3c.learners.actor_critic import ActorCriticLearner
 from atari_a3c.learners.ppo_loss import ppo_loss
 from atari_a3c.learners.q_loss import q_losses
 from atari_a3c.learners.reinforce import Episode, reinforce_losses
-from atari_a3c.lstm import LSTMUnroll
-from atari_a3c.models import build_model
-from atari_a3c.training import finish_wandb
-from atari_a3c.training_job import one_learner_process
+from atari_a3c.models.actor_critic import build_model
+from atari_a3c.models.lstm import LSTMUnroll
+from atari_a3c.training.job import one_learner_process
+from atari_a3c.training.task import finish_wandb
 
 STEPS, ENVS = 3, 2
 META = torch.device("meta")
@@ -177,7 +177,7 @@ def with_gpus(monkeypatch, count: int, num_cores: int = 16) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
     monkeypatch.setattr(hardware, "cores", lambda: num_cores)
-    monkeypatch.setattr("atari_a3c.job_config.cores", lambda: num_cores)
+    monkeypatch.setattr("atari_a3c.config.job.cores", lambda: num_cores)
 
 
 def test_a_gpu_learner_keeps_two_threads_and_the_actors_take_the_other_cores(monkeypatch):

@@ -5,12 +5,12 @@ import pytest
 import torch
 from conftest import collect_rollouts, compose, read_metrics, train
 
-from atari_a3c.checkpoint import policy_from_checkpoint
-from atari_a3c.exploration import epsilon, epsilon_greedy
+from atari_a3c.actors.replay_memory import FrameStacks, ReplayMemory
+from atari_a3c.checkpoints.files import policy_from_checkpoint
+from atari_a3c.evaluation.play import action_rule
 from atari_a3c.learners.q_loss import n_step_targets, q_losses
-from atari_a3c.models import build_model
-from atari_a3c.play import action_rule
-from atari_a3c.replay_memory import FrameStacks, ReplayMemory
+from atari_a3c.models.actor_critic import build_model
+from atari_a3c.models.exploration import epsilon, epsilon_greedy
 
 T, B, N, GAMMA = 7, 3, 3, 0.9
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from conftest import compose, hydra_context
 
-from atari_a3c.envs import env_spec, make_env
-from atari_a3c.job_config import check, size_from_cores
-from atari_a3c.training_envs import TrainingEnvs
+from atari_a3c.config.job import check, size_from_cores
+from atari_a3c.envs.make import env_spec, make_env
+from atari_a3c.envs.vector import TrainingEnvs
 
 SAME_START = ("env.noop_max=0", "env.fire_reset=false")  # random no-ops differ by design
 

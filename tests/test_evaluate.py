@@ -198,7 +198,7 @@ def test_evaluation_plays_on_one_thread():
     slower (its threads wait for each other); evaluate.py acts on one, as the actors do."""
     from hydra import compose, initialize_config_dir
 
-    from atari_a3c.evaluate_task import evaluate
+    from atari_a3c.evaluation.task import evaluate
 
     threads = torch.get_num_threads()
     torch.set_num_threads(2)

@@ -6,13 +6,13 @@ import re
 import pytest
 from conftest import ROOT, run_script
 
-from atari_a3c.checkpoint_sources import locate, shipped_agents
-from atari_a3c.cli import check_command_line
+from atari_a3c.checkpoints.sources import locate, shipped_agents
+from atari_a3c.config.cli import check_command_line
 from atari_a3c.errors import BadInput, CheckpointError
 
 
 def evaluate_check(cfg, overrides):
-    from atari_a3c.evaluate_task import check_request
+    from atari_a3c.evaluation.task import check_request
 
     check_request(cfg)
 

@@ -3,7 +3,7 @@ checkpoints can come from."""
 
 from conftest import ROOT, run_script
 
-from atari_a3c.help import help_text
+from atari_a3c.config.help import help_text
 
 
 def test_train_help_describes_every_key_and_hides_internal_options():

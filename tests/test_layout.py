@@ -8,10 +8,10 @@ import pytest
 import torch
 from conftest import compose
 
-from atari_a3c.envs import env_spec
+from atari_a3c.config.job import size_from_cores
+from atari_a3c.envs.make import env_spec
 from atari_a3c.hardware import actor_layout, cores, learner_threads
-from atari_a3c.job_config import size_from_cores
-from atari_a3c.models import build_model
+from atari_a3c.models.actor_critic import build_model
 
 
 @pytest.mark.parametrize(

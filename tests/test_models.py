@@ -7,12 +7,12 @@ import torch
 from conftest import compose
 from omegaconf import OmegaConf
 
-from atari_a3c.actors import Actor
-from atari_a3c.buffers import SharedWeights, SlotLayout, allocate_slots, new_obs
-from atari_a3c.encoders import ResidualBlock
-from atari_a3c.envs import env_spec
+from atari_a3c.actors.actor import Actor
+from atari_a3c.actors.shared import SharedWeights, SlotLayout, allocate_slots, new_obs
+from atari_a3c.envs.make import env_spec
 from atari_a3c.hardware import bf16_supported
-from atari_a3c.models import ActorCritic, build_model, prepare_inference
+from atari_a3c.models.actor_critic import ActorCritic, build_model, prepare_inference
+from atari_a3c.models.encoders import ResidualBlock
 
 
 def test_state_resets_exactly_where_episodes_start():

@@ -6,9 +6,9 @@ import pytest
 import torch
 from conftest import compose
 
-from atari_a3c import play as play_module
-from atari_a3c.envs import env_spec
-from atari_a3c.models import build_model
+from atari_a3c.envs.make import env_spec
+from atari_a3c.evaluation import play as play_module
+from atari_a3c.models.actor_critic import build_model
 
 
 def test_parallel_games_are_the_games_played_one_at_a_time(monkeypatch):

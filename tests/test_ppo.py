@@ -7,8 +7,8 @@ import pytest
 import torch
 from conftest import compose, read_metrics, train
 
-from atari_a3c.buffers import new_obs
-from atari_a3c.config import validate
+from atari_a3c.actors.shared import new_obs
+from atari_a3c.config.checks import validate
 from atari_a3c.errors import ConfigError
 from atari_a3c.learners.ppo import columns
 from atari_a3c.learners.ppo_loss import normalized, ppo_loss

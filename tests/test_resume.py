@@ -6,9 +6,9 @@ import pytest
 import torch
 from conftest import ROOT, run_script, train
 
-from atari_a3c.cli import check_command_line
+from atari_a3c.config.cli import check_command_line
+from atari_a3c.config.job import check
 from atari_a3c.errors import BadInput
-from atari_a3c.job_config import check
 
 CARTPOLE = ("experiment=cartpole", "frames=3000", "logger=csv", "callbacks.eval.at_end=false")
 CARTPOLE += ("callbacks.eval.every_frames=2000", "callbacks.eval.episodes=1")

@@ -7,8 +7,8 @@ import time
 
 import torch
 
-from atari_a3c.buffers import SharedWeights
-from atari_a3c.models import ActorCritic
+from atari_a3c.actors.shared import SharedWeights
+from atari_a3c.models.actor_critic import ActorCritic
 
 
 def big_model(seed: int) -> ActorCritic:

@@ -8,7 +8,7 @@ import torch
 from conftest import run_script
 from hydra.errors import MissingConfigException
 
-from atari_a3c.cli import _missing_option_message
+from atari_a3c.config.cli import _missing_option_message
 
 pytestmark = pytest.mark.slow
 

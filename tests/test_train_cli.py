@@ -11,10 +11,10 @@ import pytest
 import torch
 from conftest import ROOT, TESTS, compose, read_metrics, run_script, train
 
-from atari_a3c.cli import check_command_line
+from atari_a3c.config.cli import check_command_line
+from atari_a3c.config.job import check
 from atari_a3c.errors import BadInput
-from atari_a3c.job_config import check
-from atari_a3c.training import make_logger, make_trainer
+from atari_a3c.training.task import make_logger, make_trainer
 
 PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
 

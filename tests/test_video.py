@@ -4,7 +4,7 @@ first game's frames, whatever its length, and ends on its final frame (the final
 import imageio.v3 as iio
 import numpy as np
 
-from atari_a3c.video import first_video_to_gif, number_videos
+from atari_a3c.evaluation.video import first_video_to_gif, number_videos
 
 
 def test_a_long_game_becomes_a_gif_of_at_most_max_frames_ending_on_the_last(tmp_path):

@@ -16,10 +16,10 @@ from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
 from torch.utils.data import IterableDataset
 
-from atari_a3c.curves import GameHistory
+from atari_a3c.actors.rollouts import FAILURE
 from atari_a3c.errors import ActorFailure, TrainingStopped
-from atari_a3c.models import build_model
-from atari_a3c.rollouts import FAILURE
+from atari_a3c.evaluation.curves import GameHistory
+from atari_a3c.models.actor_critic import build_model
 
 RECENT_GAMES = 100
 ON_HOST = ("game_return", "game_length", "version", "column", "first", "steps")  # bookkeeping

@@ -8,10 +8,10 @@ import torch
 from torch import Tensor
 from torch.utils.data import IterableDataset
 
-from atari_a3c.exploration import epsilon
+from atari_a3c.actors.replay_memory import ReplayDataset
 from atari_a3c.learners.base import Learner
 from atari_a3c.learners.q_loss import q_losses
-from atari_a3c.replay_memory import ReplayDataset
+from atari_a3c.models.exploration import epsilon
 
 
 class QLearner(Learner):

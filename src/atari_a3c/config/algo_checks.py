@@ -1,0 +1,138 @@
+"""The checks of each algorithm's own keys, and of what it needs from the env and the machine."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import psutil
+from omegaconf import DictConfig
+
+from atari_a3c.actors.pool import slots_nbytes
+from atari_a3c.actors.replay_memory import stored_obs_bytes
+from atari_a3c.config.rules import Rule, check, number, positive_int
+from atari_a3c.envs.make import EnvSpec, is_atari
+from atari_a3c.errors import ConfigError
+
+POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
+    ("algo.entropy_coef", lambda v: number(v) and v >= 0, ">= 0"),
+    ("algo.value_coef", lambda v: number(v) and v >= 0, ">= 0"),
+]
+ACTOR_CRITIC_RULES: list[Rule] = [  # a3c, impala and ppo
+    ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+]
+PPO_RULES: list[Rule] = [
+    ("algo.epochs", positive_int, "a positive integer"),
+    ("algo.minibatches", positive_int, "a positive integer"),
+    ("algo.clip_coef", lambda v: number(v) and 0 < v < 1, "in (0, 1)"),
+    ("algo.max_grad_norm", lambda v: number(v) and v > 0, "> 0"),
+]
+DQN_RULES: list[Rule] = [
+    ("algo.n_step", positive_int, "a positive integer"),
+    ("algo.target_every", positive_int, "a positive integer"),
+    ("algo.epsilon_start", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.epsilon_final", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("algo.epsilon_frames", positive_int, "a positive integer"),
+    ("algo.replay_size", positive_int, "a positive integer"),
+    ("algo.replay_start", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("algo.replay_ratio", lambda v: number(v) and v > 0, "> 0"),
+    ("algo.batch_sequences", positive_int, "a positive integer"),
+]
+MEMORY_SHARE = 0.5  # of the machine's memory the rollout slots, or DQN's replay, may take
+
+
+def validate_algo(cfg: DictConfig) -> None:
+    algo = cfg.algo
+    if algo.name == "dqn":
+        check(cfg, DQN_RULES)
+        rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts
+        if algo.replay_size < rollout:
+            raise ConfigError(
+                f"algo.replay_size={algo.replay_size} holds less than one batch of rollouts "
+                f"({rollout} transitions)"
+            )
+        if algo.replay_start > algo.replay_size:
+            raise ConfigError(
+                f"algo.replay_start={algo.replay_start} exceeds algo.replay_size="
+                f"{algo.replay_size}: the first update would never come"
+            )
+        _check_dqn_budget(cfg)
+        return
+    if cfg.model.get("dueling"):
+        raise ConfigError(f"model.dueling makes Q-values, for algo=dqn (not algo={algo.name})")
+    check(cfg, POLICY_GRADIENT_RULES)
+    if algo.name == "reinforce":
+        _check_reinforce(cfg)
+        return
+    check(cfg, ACTOR_CRITIC_RULES)
+    if algo.name == "ppo":
+        check(cfg, PPO_RULES)
+        envs = cfg.envs_per_worker * algo.batch_rollouts
+        if algo.minibatches > envs:
+            raise ConfigError(
+                f"algo.minibatches={algo.minibatches} exceeds the {envs} envs of a batch "
+                "(envs_per_worker x algo.batch_rollouts): each minibatch holds whole envs"
+            )
+
+
+def _check_dqn_budget(cfg: DictConfig) -> None:
+    """A budget that ends before DQN's first update (the replay filled to `replay_start`, then
+    `replay_ratio` samples per fresh transition due for one batch) is refused, naming the
+    smallest that makes one."""
+    algo = cfg.algo
+    rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts  # transitions per batch
+    started = max(1, math.ceil(algo.replay_start / rollout))  # the batch that starts the replay
+    due = math.ceil(algo.batch_sequences * algo.unroll / (algo.replay_ratio * rollout))
+    devices = cfg.trainer.devices if isinstance(cfg.trainer.devices, int) else 1
+    per_batch = rollout * cfg.env.frame_skip * devices * cfg.trainer.num_nodes  # frames
+    first = (started + due - 1) * per_batch
+    if cfg.frames <= first - per_batch:
+        raise ConfigError(
+            f"frames={cfg.frames} ends before DQN's first update, which comes at {first:,} frames "
+            f"(algo.replay_start={algo.replay_start} transitions, then one batch of samples); "
+            f"use frames>={first - per_batch + 1} or a smaller algo.replay_start"
+        )
+
+
+def _check_reinforce(cfg: DictConfig) -> None:
+    """REINFORCE keeps each env's episode under way in memory and updates only when episodes
+    end: short-episode envs, one learner process (DDP ranks would wait for each other)."""
+    if is_atari(cfg.env.id):
+        raise ConfigError(
+            f"algo=reinforce holds whole episodes in memory; {cfg.env.id}'s are too long "
+            "(use it with env=cartpole, or algo=a3c or impala)"
+        )
+    if cfg.trainer.devices != 1 or cfg.trainer.num_nodes != 1:
+        raise ConfigError("algo=reinforce runs on one device (trainer.devices=1)")
+
+
+def check_replay_fits(cfg: DictConfig, spec: EnvSpec) -> None:
+    """DQN's replay holds `replay_size` observations: it must fit in half the machine's
+    memory."""
+    if cfg.algo.name != "dqn":
+        return
+    algo = cfg.algo
+    need = algo.replay_size * stored_obs_bytes(spec.obs_shape, spec.obs_dtype.itemsize, algo.unroll)
+    have = psutil.virtual_memory().total
+    if need > MEMORY_SHARE * have:
+        raise ConfigError(
+            f"algo.replay_size={algo.replay_size} needs {need / 2**30:.1f} GiB of observations; "
+            f"this machine has {have / 2**30:.1f} GiB (at most half of it goes to the replay)"
+        )
+
+
+def check_slots_fit(cfg: DictConfig, spec: EnvSpec) -> None:
+    """The actors' rollout slots live in shared memory (/dev/shm): they must fit there, and in
+    half the machine's memory."""
+    need = slots_nbytes(cfg, spec)
+    limits = {"half this machine's memory": MEMORY_SHARE * psutil.virtual_memory().total}
+    if Path("/dev/shm").is_dir():
+        limits["the free space of /dev/shm"] = shutil.disk_usage("/dev/shm").free
+    where, have = min(limits.items(), key=lambda item: item[1])
+    if need > have:
+        raise ConfigError(
+            f"workers={cfg.workers} x envs_per_worker={cfg.envs_per_worker} x "
+            f"algo.unroll={cfg.algo.unroll}: the rollout slots need {need / 2**30:.1f} GiB of "
+            f"shared memory, more than {where} ({have / 2**30:.1f} GiB)"
+        )

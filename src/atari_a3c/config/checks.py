@@ -1,0 +1,185 @@
+"""Config checks that run before any process starts: one line per problem, exit code 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import netrc
+import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from atari_a3c.config.algo_checks import validate_algo
+from atari_a3c.config.rules import Rule, check, number, one_of, positive_int
+from atari_a3c.envs.make import (
+    OBS_TYPES,
+    EnvSpec,
+    game_options,
+    is_atari,
+    is_registered,
+    known_env_ids,
+    obs_type,
+    rom_name,
+)
+from atari_a3c.errors import ConfigError
+from atari_a3c.models.encoders import ENCODERS
+
+ALGOS = ("a3c", "impala", "ppo", "reinforce", "dqn")
+RULES: list[Rule] = [
+    ("frames", positive_int, "a positive integer"),
+    ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("workers", positive_int, "a positive integer"),
+    ("envs_per_worker", positive_int, "a positive integer"),
+    ("learner_threads", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("optim.lr", lambda v: number(v) and v > 0, "> 0"),
+    ("algo.unroll", positive_int, "a positive integer"),
+    ("algo.batch_rollouts", positive_int, "a positive integer"),
+    ("algo.gamma", lambda v: number(v) and 0 < v <= 1, "in (0, 1]"),
+    ("algo.name", one_of(ALGOS), f"one of {', '.join(ALGOS)}"),
+    ("algo.popart_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("algo.lr_cooldown", lambda v: number(v) and 0 <= v <= 1, "a fraction in [0, 1]"),
+    ("algo.lr_warmup_frames", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("algo.obs_mean_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
+    ("callbacks.checkpoint_every_frames", positive_int, "a positive integer"),
+    ("callbacks.eval.every_frames", positive_int, "a positive integer"),
+    ("callbacks.eval.episodes", positive_int, "a positive integer"),
+    ("actors.timeout", lambda v: number(v) and v > 0, "> 0 seconds"),
+    ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("actors.window", lambda v: number(v) and v > 0, "> 0 seconds"),
+    ("actors.nice", lambda v: isinstance(v, int) and 0 <= v <= 19, "an integer from 0 to 19"),
+    ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("model.encoder", one_of(ENCODERS), f"one of {', '.join(ENCODERS)}"),
+    ("model.hidden_size", positive_int, "a positive integer"),
+    ("env.backend", one_of(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
+    ("env.frame_skip", positive_int, "a positive integer"),
+]
+ATARI_RULES: list[Rule] = [
+    ("env.screen_size", lambda v: positive_int(v) and v >= 36, "an integer >= 36"),
+    ("env.frame_stack", positive_int, "a positive integer"),
+    ("env.noop_max", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
+    ("env.sticky_action_prob", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
+    ("env.max_episode_frames", positive_int, "a positive integer"),
+]
+
+
+def validate(cfg: DictConfig) -> None:
+    """Raise ConfigError naming the first bad key and its allowed range or options."""
+    _check_known_keys(cfg)
+    check(cfg, RULES)
+    validate_algo(cfg)
+    if cfg.ckpt_path and cfg.init_from:
+        raise ConfigError(
+            "ckpt_path (resume this run) and init_from (start a new one) exclude each other"
+        )
+    if cfg.ckpt_path and Path(cfg.ckpt_path).resolve().parent.name != "checkpoints":
+        raise ConfigError(
+            f"ckpt_path={cfg.ckpt_path} is not in a run's checkpoints/ dir, so there is no run "
+            "to resume; init_from= starts a new run from it"
+        )
+    _check_accelerator(cfg.trainer.accelerator)
+    _check_logger(cfg.get("logger"))
+    validate_env(cfg)
+
+
+def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
+    """Every key the schema declares: a key added with `+` that nothing reads (a typo such as
+    `+algo.entropy_cof=0.02`) is refused instead of ignored. Free-form groups (`optim`,
+    `trainer`, `logger`) take any keyword of what they instantiate."""
+    schema = OmegaConf.get_type(node)
+    if not dataclasses.is_dataclass(schema):
+        return
+    names = [field.name for field in dataclasses.fields(schema)]
+    for key, child in node.items_ex(resolve=False):
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+            raise ConfigError(f"{prefix}{key}: unknown key{hint}")
+        if isinstance(child, DictConfig):
+            _check_known_keys(child, f"{prefix}{key}.")
+
+
+def _check_accelerator(name: str) -> None:
+    available = {
+        "auto": True,
+        "cpu": True,
+        "gpu": torch.cuda.is_available() or torch.backends.mps.is_available(),
+        "cuda": torch.cuda.is_available(),
+        "mps": torch.backends.mps.is_available(),
+    }
+    if name not in available:
+        listed = ", ".join(available)
+        raise ConfigError(f"trainer.accelerator must be one of {listed}, got {name!r}")
+    if not available[name]:
+        raise ConfigError(
+            f"trainer.accelerator={name}: torch finds no such device; use trainer.accelerator=cpu"
+        )
+
+
+def _check_logger(logger: DictConfig | None) -> None:
+    """An online W&B logger needs a login: found before training, not after the first update."""
+    online = (
+        logger
+        and "Wandb" in str(logger.get("_target_"))
+        and not logger.get("offline")
+        and os.environ.get("WANDB_MODE") not in ("offline", "disabled")
+    )
+    if online and not wandb_login_found():
+        raise ConfigError(
+            "logger.offline=false needs a W&B login (`wandb login` or WANDB_API_KEY); "
+            "offline runs upload later with `wandb sync`"
+        )
+
+
+def wandb_login_found() -> bool:
+    """An API key in the environment or in ~/.netrc for the W&B host (`wandb login` saves it)."""
+    if os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_IDENTITY_TOKEN_FILE"):
+        return True
+    host = urlparse(os.environ.get("WANDB_BASE_URL", "https://api.wandb.ai")).hostname
+    try:
+        return netrc.netrc(os.environ.get("NETRC")).authenticators(host) is not None
+    except (OSError, netrc.NetrcParseError):
+        return False
+
+
+def validate_env(cfg: DictConfig) -> None:
+    """The env checks alone: what a stored training config needs when played on another game
+    (its training keys may predate options added since, and were checked when it trained)."""
+    env_id = cfg.env.id
+    if not is_registered(str(env_id)):
+        close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
+    if is_atari(env_id):
+        check(cfg, ATARI_RULES)
+        from ale_py import roms
+
+        if rom_name(env_id) not in roms.get_all_rom_ids():
+            raise ConfigError(f"env.id: no ROM for {env_id} in ale-py")
+        _check_game_options(cfg.env)
+
+
+def _check_game_options(env_cfg: DictConfig) -> None:
+    """`env.obs_type` one we know; `env.mode` and `env.difficulty` null or one the game offers."""
+    if obs_type(env_cfg) not in OBS_TYPES:
+        raise ConfigError(
+            f"env.obs_type must be one of {', '.join(OBS_TYPES)}, got {obs_type(env_cfg)!r}"
+        )
+    modes, difficulties = game_options(env_cfg.id)
+    for key, valid in (("mode", modes), ("difficulty", difficulties)):
+        value = env_cfg.get(key)
+        if value is not None and value not in valid:
+            listed = ", ".join(map(str, valid))
+            raise ConfigError(f"env.{key}={value} is not one of {env_cfg.id}'s: {listed}")
+
+
+def check_model_fits(cfg: DictConfig, spec: EnvSpec) -> None:
+    image = len(spec.obs_shape) >= 3
+    if (cfg.model.encoder == "mlp") == image:
+        kind, fit = ("image", "nature_lstm") if image else ("vector", "mlp_lstm")
+        raise ConfigError(
+            f"model.encoder={cfg.model.encoder} does not take {kind} observations "
+            f"{spec.obs_shape} from {cfg.env.id}; use model={fit}"
+        )

@@ -1,0 +1,45 @@
+"""A training job from the command line's config: checked, its actors launched before Lightning
+is imported, so that they make their envs while the main process imports it and builds the
+learner (seconds of start-up on a small machine)."""
+
+from __future__ import annotations
+
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from atari_a3c.actors.pool import ActorPool, slot_layout
+from atari_a3c.actors.shared import SharedWeights
+from atari_a3c.config.job import CHECKED, check, job_key
+from atari_a3c.envs.make import EnvSpec
+from atari_a3c.hardware import learner_processes
+from atari_a3c.models.actor_critic import build_model
+
+
+def build_pool(cfg: DictConfig, spec: EnvSpec) -> ActorPool:
+    """The actor pool of this config. Its weights are placeholders until the learner publishes
+    its own, which the actors take before their first rollout."""
+    model = build_model(cfg.model, spec.obs_shape, spec.num_actions)
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    return ActorPool(plain, slot_layout(cfg, spec), SharedWeights(model), seed=cfg.seed)
+
+
+def one_learner_process(cfg: DictConfig) -> bool:
+    """Whether the run has a single learner (no DDP ranks, whose seeds the launch needs)."""
+    ranks = learner_processes(cfg.trainer.devices, cfg.trainer.accelerator)
+    return ranks == 1 and cfg.trainer.num_nodes == 1
+
+
+def run_training(cfg: DictConfig) -> float:
+    """Check the job, launch its actors, then train; returns the sweep metric."""
+    overrides = list(HydraConfig.get().overrides.task)
+    checked = CHECKED.pop(job_key(overrides), None)
+    cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
+    pool = build_pool(cfg, spec)
+    if one_learner_process(cfg):
+        pool.launch()
+    try:
+        from atari_a3c.training.task import train  # imports Lightning while the actors make envs
+
+        return train(cfg, overrides, spec, checkpoints, pool)
+    finally:
+        pool.stop()

@@ -1,0 +1,62 @@
+"""What a run says when it ends (finished or stopped by a signal): where its files are, how its
+checkpoints scored, how fast it ran and how to resume it."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from lightning.pytorch.callbacks import Callback
+
+from atari_a3c.training.job_table import REPORT
+
+
+class RunClock(Callback):
+    """The time and frames at which this session's training started."""
+
+    def __init__(self):
+        self.started, self.frames = time.perf_counter(), 0
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        self.started, self.frames = time.perf_counter(), pl_module.frames
+
+
+def _scored(frames: int | None, eval_history: list) -> str:
+    means = dict(eval_history)
+    if frames is None:
+        return "not saved"
+    mean = f"eval mean {means[frames]:.1f}" if frames in means else "not evaluated"
+    return f"{frames:,} frames, {mean}"
+
+
+def run_report(run_dir: Path, learner, clock: RunClock, budget: int, signal: str | None) -> str:
+    """The report's lines, and `report.json` written beside the checkpoints' dir."""
+    checkpoints = run_dir / "checkpoints"
+    last, best = checkpoints / "last.ckpt", checkpoints / "best.ckpt"
+    evals = learner.eval_history
+    best_point = max(evals, key=lambda point: point[1]) if evals else None
+    seconds = time.perf_counter() - clock.started
+    trained = learner.frames - clock.frames
+    resume = f"python train.py ckpt_path={last}"
+    if signal:
+        status = f"stopped by {signal} at {learner.frames:,} of {budget:,} frames"
+    else:
+        status = f"finished: {learner.frames:,} frames"
+        resume += f" frames={2 * budget}"
+    lines = [
+        f"run {status}",
+        f"  run dir: {run_dir}",
+        f"  last:    {last} ({_scored(learner.frames if last.exists() else None, evals)})",
+    ]
+    if best.exists() and best_point:
+        lines.append(f"  best:    {best} ({_scored(best_point[0], evals)})")
+    speed = f"{trained:,} frames at {trained / seconds:,.0f} frames/s"
+    took = f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+    lines.append(f"  time:    {took}, {speed}")
+    lines.append(f"  {'resume' if signal else 'extend'}:  {resume}")
+    final = dict(evals).get(learner.frames)
+    record = {"run_dir": str(run_dir), "frames": learner.frames, "final_eval_mean": final}
+    record["best_eval_mean"] = best_point[1] if best_point else None
+    (run_dir / REPORT).write_text(json.dumps(record))
+    return "\n".join(lines)
