@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from atari_a3c.evaluation.curves import GameHistory, plot_returns, returns_figure
+from atari_a3c.evaluation.curves import plot_returns, returns_figure
+from atari_a3c.learners.game_history import GameHistory
 
 
 def test_history_stays_bounded_and_keeps_every_games_weight(tmp_path):

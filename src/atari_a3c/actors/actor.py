@@ -13,6 +13,7 @@ from torch import Tensor
 
 from atari_a3c.actors.child_process import become_child
 from atari_a3c.actors.shared import SharedWeights, SlotLayout, Slots
+from atari_a3c.config.schema import acts_on_q_values
 from atari_a3c.envs.vector import TrainingEnvs
 from atari_a3c.models.actor_critic import State, build_model, prepare_inference
 from atari_a3c.models.exploration import epsilon, epsilon_greedy
@@ -28,7 +29,7 @@ class Actor:
         self.model = build_model(cfg.model, layout.obs_shape, layout.num_actions).eval()
         self.autocast = prepare_inference(self.model)
         self.slots, self.weights, self.unroll = slots, weights, layout.unroll
-        self.algo, self.q_values = cfg.algo, cfg.algo.name == "dqn"  # read once: hot loop
+        self.algo, self.q_values = cfg.algo, acts_on_q_values(cfg.algo)  # read once: hot loop
         self.version = weights.pull(self.model)
         self.obs = torch.from_numpy(self.envs.reset(seed=seed))
         self.done = torch.ones(layout.num_envs, dtype=torch.bool)

@@ -120,3 +120,9 @@ class TrainConfig:
 
 
 ConfigStore.instance().store(name="train_schema", node=TrainConfig)
+
+
+def acts_on_q_values(algo) -> bool:
+    """Whether the policy head's outputs are Q-values (`algo=dqn`), acted on epsilon-greedily
+    rather than sampled."""
+    return algo.name == "dqn"

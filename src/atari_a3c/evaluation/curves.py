@@ -10,31 +10,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from atari_a3c.learners.game_history import GameHistory  # noqa: E402
+
 WINDOW = 100
-MAX_POINTS = 4096
-
-
-class GameHistory:
-    """Every finished training game's score against frames, in bounded memory: when the list
-    holds `max_points`, neighbours merge pairwise into their mean (weighted by games)."""
-
-    def __init__(self, points=(), max_points: int = MAX_POINTS):
-        self.max_points = max_points
-        self.points = [(*point, 1)[:3] for point in points]  # (frames, mean score, games)
-
-    def add(self, frames: int, scores: list[float]) -> None:
-        self.points.extend((frames, score, 1) for score in scores)
-        if len(self.points) >= self.max_points:
-            self.points = [_merge(*self.points[i : i + 2]) for i in range(0, len(self.points), 2)]
-
-
-def _merge(*points: tuple[float, float, int]) -> tuple[float, float, int]:
-    frames, scores, games = np.array(points, dtype=float).T
-    return (
-        float(np.average(frames, weights=games)),
-        float(np.average(scores, weights=games)),
-        int(games.sum()),
-    )
 
 
 def returns_figure(history: GameHistory, evals: list[tuple[int, float]], game: str):

@@ -15,6 +15,7 @@ from torch import Tensor
 
 from atari_a3c.actors.child_process import become_child
 from atari_a3c.checkpoints.files import load_checkpoint, policy_from_checkpoint
+from atari_a3c.config.schema import acts_on_q_values
 from atari_a3c.envs.make import make_env
 from atari_a3c.evaluation.recorded import Recording, emulator_state
 from atari_a3c.learners.returns import policy_entropy
@@ -63,7 +64,7 @@ def play(
         config = OmegaConf.to_container(cfg, resolve=True) if record else None
         fire = fire_action(envs[0]) if cfg.env.get("fire_reset") else None
         table = Games(envs, seed, episodes, on_game, config, fire, cfg.env.episodic_life)
-        play_batched(table, model, action_rule(cfg, greedy, seed), cfg.algo.name != "dqn")
+        play_batched(table, model, action_rule(cfg, greedy, seed), not acts_on_q_values(cfg.algo))
     finally:
         for env in envs:
             env.close()
@@ -165,7 +166,7 @@ def action_rule(cfg: DictConfig, greedy: bool, seed: int) -> Callable[[Tensor], 
     if greedy:
         return lambda outputs: outputs.argmax(-1)
     generator = torch.Generator().manual_seed(seed)
-    if cfg.algo.name == "dqn":
+    if acts_on_q_values(cfg.algo):
         return lambda q_values: epsilon_greedy(q_values, cfg.algo.epsilon_final, generator)
     return lambda logits: torch.multinomial(logits.softmax(-1), 1, generator=generator)[:, 0]
 

@@ -18,7 +18,7 @@ from torch.utils.data import IterableDataset
 
 from atari_a3c.actors.rollouts import FAILURE
 from atari_a3c.errors import ActorFailure, TrainingStopped
-from atari_a3c.evaluation.curves import GameHistory
+from atari_a3c.learners.game_history import GameHistory
 from atari_a3c.models.actor_critic import build_model
 
 RECENT_GAMES = 100
