@@ -1,0 +1,118 @@
+"""The seven-game bench in-process: its table (median, targets) and how a stopped step reads."""
+
+import sys
+
+import pytest
+from helpers.runs import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import atari  # noqa: E402  (benchmarks/atari.py)
+
+
+def record(game: str, seed: int, mean: float) -> dict:
+    final = {"mean": mean, "std": 0.0, "median": mean}
+    return {"game": game, "seed": seed, "final": final, "wall_clock_minutes": 1.0,
+            "frames_per_second": 1.0, "commit": "x"}  # fmt: skip
+
+
+def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
+    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout", "qbert")}
+    random = {game: atari.REFERENCE[game][0] for game in human}
+    records = [record("pong", 1, human["pong"]), record("pong", 2, random["pong"])]
+    records += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
+    assert sorted(atari.game_scores(records)) == [0.0, 0.5, 1.0]
+    assert "Median human-normalized score: 0.500 over 3 games" in atari.summary_table(records)
+
+
+def test_a_dqn_record_is_held_to_the_dqn_target():
+    dqn = record("breakout", 1, 60.0) | {"algo": "dqn"}
+    rows = atari.summary_table([dqn, record("breakout", 2, 60.0)]).splitlines()
+    assert "| 50 |" in rows[2] and "| 280 |" in rows[3]
+
+
+def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
+    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout")}
+    sampled = {"mean": human["pong"], "std": 0.0}
+    records = [record("pong", 1, 0.0) | {"final_sampled": sampled}, record("breakout", 1, 0.0)]
+    assert atari.game_scores(records, "final_sampled") == [1.0]
+    assert "Of sampled play (how the SB3 zoo scores its Atari agents): 1.000 over 1 games" in (
+        atari.summary_table(records)
+    )
+
+
+def test_a_step_killed_by_sigterm_counts_as_stopped_not_failed(tmp_path):
+    kill = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"  # as evaluate.py dies
+    with pytest.raises(SystemExit, match=r"stopped \(-15\).*resumes it"):
+        atari.run(["python", "-c", kill], tmp_path / "step.log")
+
+
+def test_the_per_game_table_gives_each_games_mean_and_the_seeds_that_meet_its_target():
+    goal = atari.REFERENCE["breakout"][2]
+    sampled = {"mean": 100.0, "std": 0.0}
+    records = [record("breakout", 1, goal + 20) | {"final_sampled": sampled},
+               record("breakout", 2, goal - 40)]  # fmt: skip
+    row = atari.per_game_table(records).splitlines()[2]
+    assert row == f"| breakout | 2 | {goal - 10:,.1f} | 1 of 2 | 100.0 | {goal:g} " + (
+        f"| {atari.normalized('breakout', goal - 10):.3f} |"
+    )
+
+
+def test_records_are_listed_by_game_then_by_seed_in_numeric_order(tmp_path):
+    for game, seed in [("pong", 10), ("pong", 9), ("breakout", 2)]:
+        path = tmp_path / f"{game}-seed{seed}.json"
+        path.write_text(atari.json.dumps(record(game, seed, 0.0)))
+    order = [(r["game"], r["seed"]) for r in atari.load_records(tmp_path)]
+    assert order == [("breakout", 2), ("pong", 9), ("pong", 10)]
+
+
+def test_the_summary_says_where_it_averages_across_evaluation_protocols():
+    newer = record("pong", 1, 0.0) | {"eval_protocol": atari.LIFE_RESTARTS_MEMORY}
+    older = record("pong", 2, 0.0)  # no field, scored at an unknown commit: the older protocol
+    assert atari.protocol_of(older) == atari.ONE_MEMORY_PER_GAME
+    mixed = atari.summary_table([newer, older])
+    assert "different evaluation protocols: 1 of 2 with the LSTM memory restarted" in mixed
+    alike = atari.summary_table([newer, newer | {"seed": 3}])
+    assert f"Evaluation protocol: {atari.LIFE_RESTARTS_MEMORY}." in alike
+    assert "different evaluation protocols" not in alike
+
+
+def test_a_record_names_the_commit_its_training_started_at_and_where_it_was_dirty():
+    trained = {"train_commit": "aaa", "train_dirty": True, "commit": "bbb"}
+    trained["resumed"] = [{"frames": 2_500_000, "commit": "ccc", "dirty": False}]
+    assert atari.commit_cell(trained) == "aaa+dirty, resumed at 2.5M: ccc, scored at bbb"
+    clean = {"train_commit": "aaa", "train_dirty": False, "commit": "aaa"}
+    assert atari.commit_cell(clean) == "aaa"
+    older = record("pong", 1, 0.0)
+    assert atari.commit_cell(older) == "x (scored)"
+    note = "1 of 1 records were made before records named the commit their training started at"
+    assert note in atari.summary_table([older])
+
+
+def test_the_start_of_a_training_and_each_resume_are_written_down(tmp_path):
+    atari.note_start(tmp_path, None)
+    atari.note_start(tmp_path, 4000)
+    start = atari.json.loads((tmp_path / atari.START_FILE).read_text())
+    assert start["commit"] == atari.commit() and isinstance(start["dirty"], bool)
+    resume = {"frames": 4000, "commit": start["commit"], "dirty": start["dirty"]}
+    assert start["resumed"] == [resume]
+
+
+def test_the_summary_names_the_overrides_older_records_hold_in_their_command():
+    command = "python train.py env=qbert seed=1 frames=10000000 algo=ppo model=impala_resnet"
+    older = record("qbert", 1, 0.0) | {"command": command + " logger=csv"}
+    assert atari.overrides_of(older) == ["algo=ppo", "model=impala_resnet"]
+    assert "Recipe: `algo=ppo model=impala_resnet` (overrides)." in atari.summary_table([older])
+    default = record("qbert", 2, 0.0) | {"overrides": []}
+    assert "Recipe: the default recipe." in atari.summary_table([default])
+    mixed = atari.summary_table([older, default])
+    assert "differ in their overrides: `algo=ppo model=impala_resnet` (1 records)" in mixed
+
+
+def test_summary_mode_rewrites_the_summary_from_the_records_and_trains_nothing(tmp_path, capsys):
+    curve = {"eval_curve": [{"frames": 1000, "mean": -21.0}], "frames": 2000}
+    (tmp_path / "pong-seed1.json").write_text(atari.json.dumps(record("pong", 1, 0.0) | curve))
+    atari.main(["--summary", "--out", str(tmp_path)])
+    assert "| pong | 1 |" in (tmp_path / "summary.md").read_text()
+    assert (tmp_path / "curves.png").exists() and not (tmp_path / "pong-seed1").exists()
+    with pytest.raises(SystemExit, match="no records under"):
+        atari.main(["--summary", "--out", str(tmp_path / "empty")])

@@ -1,0 +1,30 @@
+"""`--help` of both entry points: the groups, every key with its one-line description, and where
+checkpoints can come from."""
+
+from helpers.runs import ROOT, run_script
+
+from atari_a3c.config.help import help_text
+
+
+def test_train_help_describes_every_key_and_hides_internal_options():
+    result = run_script("train.py", "--help", timeout=60)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "  frames=10000000  # total environment-frame budget" in text
+    assert "  optim.lr=0.00025  # learning rate" in text
+    assert "  env.frame_skip=4  # emulator frames per agent step" in text  # from env/_atari.yaml
+    assert "  env: beamrider, breakout, cartpole," in text and "(now: pong)" in text
+    assert "_atari" not in text and "evaluate:" not in text and "_target_" not in text
+    assert "a shipped agent (pretrained/pong) or a W&B model artifact (wandb:" in text
+
+
+def test_help_follows_the_options_chosen():
+    text = help_text(ROOT / "conf", "train", ["algo=dqn"])
+    assert "  algo.replay_start=10000  # transitions collected before the first update" in text
+
+
+def test_evaluate_help_describes_its_keys_and_the_checkpoint_sources():
+    text = help_text(ROOT / "conf" / "evaluate", "evaluate", [])
+    assert text.startswith("python evaluate.py [key=value ...]\n")
+    assert "  greedy=true  # argmax actions; false samples from the policy" in text
+    assert "pretrained/pong" in text and "wandb:<entity>/<project>/model-<run id>" in text
