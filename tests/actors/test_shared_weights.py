@@ -6,9 +6,10 @@ import signal
 import time
 
 import torch
+from omegaconf import OmegaConf
 
 from atari_a3c.actors.shared import SharedWeights
-from atari_a3c.models.actor_critic import ActorCritic
+from atari_a3c.models.actor_critic import ActorCritic, build_model
 
 
 def big_model(seed: int) -> ActorCritic:
@@ -80,3 +81,14 @@ def test_reader_killed_mid_pull_blocks_no_writer():
     assert weights.pull(reader) == weights.version
     for mine, theirs in zip(reader.parameters(), learner.parameters(), strict=True):
         assert torch.equal(mine, theirs)
+
+
+def test_a_devices_weights_are_staged_in_the_shared_vectors_order():
+    """The one-transfer path of a GPU learner, gathered on the CPU here: the staged vector is
+    what the parameter-by-parameter copy writes, channels_last convs included."""
+    model = build_model(OmegaConf.create({"encoder": "nature", "hidden_size": 32}), (4, 84, 84), 6)
+    model.track_value_targets(torch.randn(8) * 3 + 1, 0.5)  # buffers too, value_updates an int
+    weights = SharedWeights(model)
+    staged = weights.staged([*model.parameters(), *model.buffers()])
+    assert torch.equal(staged, weights.flat)
+    assert weights._staging is not None and weights.__getstate__()["_staging"] is None  # not sent

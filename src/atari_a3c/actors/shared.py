@@ -94,14 +94,20 @@ class SharedWeights:
     a reader copies and keeps the copy only if the sequence was even and unchanged throughout.
     No lock is held across processes, so a process killed at any moment wedges no other one.
     Weights are copied parameter by parameter, so each side keeps its own memory layout
-    (channels_last convs) and a reader never aliases the buffer the learner writes.
+    (channels_last convs) and a reader never aliases the buffer the learner writes. A model on
+    an accelerator is first gathered into one vector there and copied to the host in one
+    transfer (into pinned memory on CUDA), before the sequence turns odd.
     """
 
     def __init__(self, model: nn.Module):
         self.flat = torch.zeros(sum(t.numel() for t in _tensors(model))).share_memory_()
         self.sequence = context().Value("q", 0, lock=False)
         self.frames = context().Value("q", 0, lock=False)
+        self._staging: Tensor | None = None  # the learner's host copy of a device's weights
         self.publish(model)
+
+    def __getstate__(self) -> dict:
+        return self.__dict__ | {"_staging": None}  # the learner's own; actors never need it
 
     @property
     def version(self) -> int:
@@ -117,11 +123,25 @@ class SharedWeights:
 
     @torch.no_grad()
     def publish(self, model: nn.Module, frames: int = 0) -> None:
+        tensors = list(_tensors(model))
+        staged = None if tensors[0].device.type == "cpu" else self.staged(tensors)
         self.frames.value = frames
         self.sequence.value += 1
-        for param, shared in self._pairs(model):
-            shared.copy_(param)
+        if staged is None:
+            for param, shared in self._pairs(model):
+                shared.copy_(param)
+        else:
+            self.flat.copy_(staged)
         self.sequence.value += 1
+
+    @torch.no_grad()
+    def staged(self, tensors: list[Tensor]) -> Tensor:
+        """The tensors as one float32 vector on the host, in the shared vector's order: one
+        gather where they are and one copy out, into pinned memory where it is CUDA's."""
+        gathered = torch.cat([t.reshape(-1).float() for t in tensors])
+        if self._staging is None:
+            self._staging = torch.empty(gathered.shape, pin_memory=gathered.is_cuda)
+        return self._staging.copy_(gathered)
 
     @torch.no_grad()
     def pull(self, model: nn.Module, current: int = -1) -> int:
