@@ -1,5 +1,9 @@
-"""Every option of every config group composes and passes the checks a launch runs."""
+"""Every option of every config group composes and passes the checks a launch runs; the schema
+declares each key once, with the values it allows."""
 
+import dataclasses
+import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -7,6 +11,8 @@ from helpers.runs import ROOT, compose
 
 from atari_a3c.config.checks import validate
 from atari_a3c.config.job import size_from_cores
+from atari_a3c.config.schema import TrainConfig
+from atari_a3c.errors import ConfigError
 
 CONF = ROOT / "conf"
 PLUGIN_GROUPS = ("hparams_search",)  # need the sweeper plugins; composed in the sweep tests
@@ -50,3 +56,44 @@ def test_every_key_has_a_comment():
 def test_pinned_experiments_keep_the_bonus_they_were_measured_with(experiment):
     assert compose().algo.entropy_coef == 0.015
     assert compose(f"experiment={experiment}").algo.entropy_coef == 0.01
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (("algo=dqn", "algo.n_step=null"), "algo.n_step must be a positive integer, got None"),
+        (("algo=ppo", "algo.clip_value=null"), "algo.clip_value must be true or false, got None"),
+        (("env.screen_size=null",), "env.screen_size must be an integer >= 36, got None"),
+        (("algo=impala", "algo.clip_rho=-1"), "algo.clip_rho must be > 0, got -1.0"),
+    ],
+)
+def test_the_schema_refuses_a_value_out_of_its_range_or_a_needed_key_left_null(overrides, message):
+    cfg = compose(*overrides)
+    size_from_cores(cfg)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        validate(cfg)
+
+
+def test_a_key_only_other_algorithms_need_may_be_null():
+    cfg = compose("algo=a3c", "algo.n_step=null", "algo.epochs=null")
+    size_from_cores(cfg)
+    validate(cfg)
+
+
+def test_every_key_of_the_schema_has_a_value_and_its_description_in_conf():
+    described = {
+        line.split(":")[0].strip()
+        for path in CONF.rglob("*.yaml")
+        for line in path.read_text().splitlines()
+        if "#" in line and ":" in line.split("#")[0]
+    }
+
+    def leaves(schema):
+        types = typing.get_type_hints(schema)
+        for field in dataclasses.fields(schema):
+            if dataclasses.is_dataclass(types[field.name]):
+                yield from leaves(types[field.name])
+            else:
+                yield field.name
+
+    assert set(leaves(TrainConfig)) - {"optim", "logger", "trainer"} <= described

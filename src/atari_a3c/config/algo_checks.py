@@ -1,4 +1,5 @@
-"""The checks of each algorithm's own keys, and of what it needs from the env and the machine."""
+"""The checks that span keys, per algorithm (the schema checks each key alone), and of what an
+algorithm needs from the env and the machine."""
 
 from __future__ import annotations
 
@@ -11,41 +12,15 @@ from omegaconf import DictConfig
 
 from atari_a3c.actors.pool import slots_nbytes
 from atari_a3c.actors.replay_memory import stored_obs_bytes
-from atari_a3c.config.rules import Rule, check, number, positive_int
 from atari_a3c.envs.make import EnvSpec, is_atari
 from atari_a3c.errors import ConfigError
 
-POLICY_GRADIENT_RULES: list[Rule] = [  # a3c, impala and reinforce
-    ("algo.entropy_coef", lambda v: number(v) and v >= 0, ">= 0"),
-    ("algo.value_coef", lambda v: number(v) and v >= 0, ">= 0"),
-]
-ACTOR_CRITIC_RULES: list[Rule] = [  # a3c, impala and ppo
-    ("algo.gae_lambda", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-]
-PPO_RULES: list[Rule] = [
-    ("algo.epochs", positive_int, "a positive integer"),
-    ("algo.minibatches", positive_int, "a positive integer"),
-    ("algo.clip_coef", lambda v: number(v) and 0 < v < 1, "in (0, 1)"),
-    ("algo.max_grad_norm", lambda v: number(v) and v > 0, "> 0"),
-]
-DQN_RULES: list[Rule] = [
-    ("algo.n_step", positive_int, "a positive integer"),
-    ("algo.target_every", positive_int, "a positive integer"),
-    ("algo.epsilon_start", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("algo.epsilon_final", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("algo.epsilon_frames", positive_int, "a positive integer"),
-    ("algo.replay_size", positive_int, "a positive integer"),
-    ("algo.replay_start", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("algo.replay_ratio", lambda v: number(v) and v > 0, "> 0"),
-    ("algo.batch_sequences", positive_int, "a positive integer"),
-]
 MEMORY_SHARE = 0.5  # of the machine's memory the rollout slots, or DQN's replay, may take
 
 
 def validate_algo(cfg: DictConfig) -> None:
     algo = cfg.algo
     if algo.name == "dqn":
-        check(cfg, DQN_RULES)
         rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts
         if algo.replay_size < rollout:
             raise ConfigError(
@@ -61,13 +36,9 @@ def validate_algo(cfg: DictConfig) -> None:
         return
     if cfg.model.get("dueling"):
         raise ConfigError(f"model.dueling makes Q-values, for algo=dqn (not algo={algo.name})")
-    check(cfg, POLICY_GRADIENT_RULES)
     if algo.name == "reinforce":
         _check_reinforce(cfg)
-        return
-    check(cfg, ACTOR_CRITIC_RULES)
     if algo.name == "ppo":
-        check(cfg, PPO_RULES)
         envs = cfg.envs_per_worker * algo.batch_rollouts
         if algo.minibatches > envs:
             raise ConfigError(

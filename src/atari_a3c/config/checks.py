@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 import netrc
 import os
+import typing
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -13,7 +14,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.config.algo_checks import validate_algo
-from atari_a3c.config.rules import Rule, check, number, one_of, positive_int
+from atari_a3c.config.schema import EnvConfig, TrainConfig, number
 from atari_a3c.envs.make import (
     OBS_TYPES,
     EnvSpec,
@@ -25,50 +26,14 @@ from atari_a3c.envs.make import (
     rom_name,
 )
 from atari_a3c.errors import ConfigError
-from atari_a3c.models.encoders import ENCODERS
-
-ALGOS = ("a3c", "impala", "ppo", "reinforce", "dqn")
-RULES: list[Rule] = [
-    ("frames", positive_int, "a positive integer"),
-    ("seed", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("workers", positive_int, "a positive integer"),
-    ("envs_per_worker", positive_int, "a positive integer"),
-    ("learner_threads", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("optim.lr", lambda v: number(v) and v > 0, "> 0"),
-    ("algo.unroll", positive_int, "a positive integer"),
-    ("algo.batch_rollouts", positive_int, "a positive integer"),
-    ("algo.gamma", lambda v: number(v) and 0 < v <= 1, "in (0, 1]"),
-    ("algo.name", one_of(ALGOS), f"one of {', '.join(ALGOS)}"),
-    ("algo.popart_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
-    ("algo.lr_cooldown", lambda v: number(v) and 0 <= v <= 1, "a fraction in [0, 1]"),
-    ("algo.lr_warmup_frames", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("algo.obs_mean_rate", lambda v: number(v) and 0 <= v < 1, "in [0, 1)"),
-    ("callbacks.checkpoint_every_frames", positive_int, "a positive integer"),
-    ("callbacks.eval.every_frames", positive_int, "a positive integer"),
-    ("callbacks.eval.episodes", positive_int, "a positive integer"),
-    ("actors.timeout", lambda v: number(v) and v > 0, "> 0 seconds"),
-    ("actors.max_failures", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("actors.window", lambda v: number(v) and v > 0, "> 0 seconds"),
-    ("actors.nice", lambda v: isinstance(v, int) and 0 <= v <= 19, "an integer from 0 to 19"),
-    ("max_nonfinite_updates", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("model.encoder", one_of(ENCODERS), f"one of {', '.join(ENCODERS)}"),
-    ("model.hidden_size", positive_int, "a positive integer"),
-    ("env.backend", one_of(("ale_vector", "gymnasium")), "one of ale_vector, gymnasium"),
-    ("env.frame_skip", positive_int, "a positive integer"),
-]
-ATARI_RULES: list[Rule] = [
-    ("env.screen_size", lambda v: positive_int(v) and v >= 36, "an integer >= 36"),
-    ("env.frame_stack", positive_int, "a positive integer"),
-    ("env.noop_max", lambda v: isinstance(v, int) and v >= 0, "an integer >= 0"),
-    ("env.sticky_action_prob", lambda v: number(v) and 0 <= v <= 1, "in [0, 1]"),
-    ("env.max_episode_frames", positive_int, "a positive integer"),
-]
 
 
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
     _check_known_keys(cfg)
-    check(cfg, RULES)
+    check_values(cfg, TrainConfig, algo=cfg.algo.name, atari=is_atari(str(cfg.env.id)))
+    if not (number(cfg.optim.get("lr")) and cfg.optim.lr > 0):  # optim: the optimizer's keywords
+        raise ConfigError(f"optim.lr must be > 0, got {cfg.optim.get('lr')!r}")
     validate_algo(cfg)
     if cfg.ckpt_path and cfg.init_from:
         raise ConfigError(
@@ -82,6 +47,22 @@ def validate(cfg: DictConfig) -> None:
     _check_accelerator(cfg.trainer.accelerator)
     _check_logger(cfg.get("logger"))
     validate_env(cfg)
+
+
+def check_values(node, schema, prefix: str = "", algo: str = "", atari: bool = False) -> None:
+    """ConfigError naming the first key whose value `schema` does not allow; a key that the
+    algorithm `algo` (or an Atari env) needs may not be null."""
+    types = typing.get_type_hints(schema)
+    for field in dataclasses.fields(schema):
+        value = OmegaConf.select(node, field.name)
+        if dataclasses.is_dataclass(types[field.name]) and isinstance(value, DictConfig):
+            check_values(value, types[field.name], f"{prefix}{field.name}.", algo, atari)
+            continue
+        allowed = field.metadata.get("allowed")
+        test, words = allowed or (lambda v: True, "true or false")
+        needed = algo in field.metadata.get("algos", ()) or (atari and field.metadata.get("atari"))
+        if (value is None and needed) or (value is not None and not test(value)):
+            raise ConfigError(f"{prefix}{field.name} must be {words}, got {value!r}")
 
 
 def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
@@ -153,7 +134,7 @@ def validate_env(cfg: DictConfig) -> None:
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
     if is_atari(env_id):
-        check(cfg, ATARI_RULES)
+        check_values(cfg.env, EnvConfig, "env.", atari=True)
         from ale_py import roms
 
         if rom_name(env_id) not in roms.get_all_rom_ids():
