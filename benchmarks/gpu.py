@@ -93,13 +93,14 @@ def train(overrides: list[str], run_dir: Path, until=None) -> tuple[float, int]:
     start = time.perf_counter()
     with open(run_dir.parent / f"{run_dir.name}.log", "w") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        root = psutil.Process(proc.pid)
         try:
             while proc.poll() is None:
                 if until is not None and until(run_dir):
                     break
                 time.sleep(1.0)
         finally:
-            kill_tree(psutil.Process(proc.pid))
+            kill_tree(root)
     return time.perf_counter() - start, proc.wait()
 
 

@@ -152,7 +152,7 @@ def test_checkpoint_older_than_later_options_plays_on_a_named_game(pong_run, tmp
 
 def test_exported_weights_are_small_play_and_start_a_run(cartpole_run, tmp_path):
     source, small = cartpole_run / "checkpoints" / "last.ckpt", tmp_path / "small.ckpt"
-    result = run_script("src/atari_a3c/export.py", str(source), str(small))
+    result = run_script("src/atari_a3c/checkpoints/export.py", str(source), str(small))
     assert result.returncode == 0, result.stderr
     assert small.stat().st_size < source.stat().st_size / 2
     weights = torch.load(source, weights_only=True)["state_dict"]
