@@ -65,9 +65,14 @@ def resolve_precision(precision: str, device: str = "cpu") -> str:
 
 
 def learner_processes(devices, accelerator: str) -> int:
-    """The learner processes (DDP ranks) Lightning starts on this machine for `devices`."""
-    if devices not in ("auto", -1):
-        return len(devices) if isinstance(devices, list | tuple) else int(devices)
+    """The learner processes (DDP ranks) Lightning starts on this machine for `devices`: a
+    count, a list of device ids (also as "0,1" or "0,"), or all of them (`auto`, -1)."""
+    if isinstance(devices, str) and "," in devices:
+        devices = [d for d in devices.split(",") if d.strip()]
+    if isinstance(devices, list | tuple):
+        return len(devices)
+    if str(devices) not in ("auto", "-1"):
+        return int(devices)
     device = learner_device(accelerator)
     return torch.cuda.device_count() if device == "cuda" else 1
 

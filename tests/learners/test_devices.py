@@ -201,6 +201,16 @@ def test_devices_auto_counts_every_gpu_and_divides_the_cores_among_the_ranks(mon
     assert one_learner_process(compose("trainer.devices=auto"))
 
 
+@pytest.mark.parametrize(
+    ("devices", "ranks"), [(1, 1), ("2", 2), ("0,1", 2), ("0,", 1), ([0, 2, 3], 3), (-1, 4)]
+)
+def test_every_form_of_trainer_devices_counts_the_ranks_lightning_starts(
+    monkeypatch, devices, ranks
+):
+    with_gpus(monkeypatch, 4)
+    assert hardware.learner_processes(devices, "gpu") == ranks
+
+
 def test_the_default_accelerator_is_lightnings_auto():
     assert compose().trainer.accelerator == "auto"
 
