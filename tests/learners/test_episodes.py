@@ -45,6 +45,7 @@ def test_padded_returns_are_monte_carlo_to_each_episodes_end():
     (long_one,) = episodes.add(rollout([2], offset=4))  # rewards 0..5
     short = long_one.__class__(long_one.obs[:2], long_one.action[:2], torch.ones(2))
     batch = padded([long_one, short], gamma=0.5)
-    assert batch["valid"].sum(0).tolist() == [6, 2] and batch["done"][0].all()
+    assert batch["valid_index"].tolist() == [0, 1, 2, 3, 4, 6, 8, 10]  # t * 2 + episode
+    assert batch["done"][0].all()
     assert batch["return"][:, 1].tolist()[:2] == [1.5, 1.0]
     assert batch["return"][0, 0] == sum(r * 0.5**i for i, r in enumerate(range(6)))

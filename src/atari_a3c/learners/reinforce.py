@@ -62,14 +62,12 @@ def _joined(pieces: list[Episode]) -> Episode:
 
 def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
     """Episodes side by side, time-major `[L, E]` padded to the longest, on the episodes'
-    device: obs, `done` (true at each start), action, Monte-Carlo return-to-go, `valid` (false
-    on the padding) and `valid_index`, the valid cells' positions in the flattened `[L * E]`
-    (row-major, as boolean indexing with `valid` orders them, without its host sync)."""
+    device: obs, `done` (true at each start), action, Monte-Carlo return-to-go, and
+    `valid_index`, the positions of the steps that are not padding in the flattened `[L * E]`
+    (row-major; made from the lengths, so picking them needs no host sync)."""
     lengths = [len(e.action) for e in episodes]
     length, count = max(lengths), len(episodes)
     device = episodes[0].reward.device
-    steps = torch.arange(length, device=device)[:, None]
-    valid = steps < torch.tensor(lengths, device=device)
     valid_index = torch.tensor(
         [t * count + j for t in range(length) for j, n in enumerate(lengths) if t < n],
         device=device,
@@ -85,14 +83,13 @@ def padded(episodes: list[Episode], gamma: float) -> dict[str, Tensor]:
     rewards = stack("reward")
     discounts = torch.full_like(rewards, gamma)
     returns = R.discounted_returns(rewards, discounts, rewards.new_zeros(count))
-    done = torch.zeros_like(valid)
+    done = torch.zeros(length, count, dtype=torch.bool, device=device)
     done[0] = True
     return {
         "obs": stack("obs"),
         "done": done,
         "action": stack("action"),
         "return": returns,
-        "valid": valid,
         "valid_index": valid_index,
     }
 
