@@ -77,3 +77,34 @@ def test_a_game_mode_changes_the_game():
             env.close()
 
     assert not np.array_equal(first_frames(), first_frames("env.mode=1"))
+
+
+@pytest.mark.parametrize("backend", ["ale_vector", "gymnasium"])
+def test_the_learner_sees_clipped_rewards_and_lost_lives_while_whole_games_keep_their_scores(
+    backend,
+):
+    """Space Invaders scores 5 to 30 per invader and gives 3 lives: a recorded game's score is
+    the raw sum over all its episodes, while the rewards the learner sees are in [-1, 1]."""
+    cfgs = [compose("env=spaceinvaders", f"env.backend={backend}") for _ in range(2)]
+    cfgs[1].env.clip_rewards = False
+    for cfg in cfgs:
+        size_from_cores(cfg)
+    clipped, raw = (TrainingEnvs(cfg, 1) for cfg in cfgs)
+    clipped.reset(seed=5), raw.reset(seed=5)
+    actions = np.random.default_rng(0).integers(0, clipped.num_actions, (20000, 1))
+    score, episodes, games = 0.0, 0, 0
+    try:
+        for action in actions:
+            step, raw_step = clipped.step(action), raw.step(action)
+            assert abs(step.reward[0]) <= 1 and step.done[0] == raw_step.done[0]
+            assert step.reward[0] == np.sign(raw_step.reward[0])
+            score, episodes = score + raw_step.reward[0], episodes + step.done[0]
+            if len(step.game_returns):
+                assert step.game_returns.tolist() == raw_step.game_returns.tolist() == [score]
+                assert score > 30 and episodes == 3 and step.game_lengths[0] > 100
+                score, episodes, games = 0.0, 0, games + 1
+                if games == 2:
+                    break
+    finally:
+        clipped.close(), raw.close()
+    assert games == 2

@@ -1,5 +1,6 @@
 """The actors' batch of training envs: ale-py's native vector env where it runs the game,
-gymnasium's otherwise, with episodic life, reward clipping and true game scores on top."""
+gymnasium's otherwise; gymnasium's vector wrappers record the true game scores and clip the
+rewards the learner sees; episodic life on top."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformReward
 from omegaconf import DictConfig
 
 from atari_a3c.envs.make import make_env, obs_type, observation_settings, rom_name, runs_natively
@@ -33,7 +35,7 @@ def _native_vector_env(cfg: DictConfig, num_envs: int) -> gym.vector.VectorEnv:
         frameskip=env_cfg.frame_skip,
         noop_max=env_cfg.noop_max,
         episodic_life=False,  # it restarts the game at each lost life; TrainingEnvs cuts episodes
-        reward_clipping=False,  # returns are logged raw; TrainingEnvs clips what the learner sees
+        reward_clipping=False,  # scores are recorded raw; TrainingEnvs clips what the learner sees
         use_fire_reset=env_cfg.fire_reset,
     )
 
@@ -52,24 +54,26 @@ class Transition:
 class TrainingEnvs:
     """A batch of envs for an actor, from either backend, with DeepMind-style episodic life.
 
-    A lost life ends the training episode but not the game, so logged returns are true game
-    scores. Auto-reset happens in the same step (the returned obs starts the next episode).
+    A lost life ends the training episode but not the game, so the recorded games are whole
+    games with their true scores. Auto-reset happens in the same step (the returned obs starts
+    the next episode).
     """
 
     def __init__(self, cfg: DictConfig, num_envs: int):
         env_cfg = cfg.env
         if runs_natively(env_cfg):
-            self.env = _native_vector_env(cfg, num_envs)
+            env = _native_vector_env(cfg, num_envs)
         else:
-            self.env = SyncVectorEnv(
+            env = SyncVectorEnv(
                 [lambda: make_env(cfg) for _ in range(num_envs)],
                 autoreset_mode=AutoresetMode.SAME_STEP,
             )
+        env = RecordEpisodeStatistics(env, stats_key="game")  # raw scores: before any clipping
+        if env_cfg.clip_rewards:
+            env = TransformReward(env, lambda reward: np.clip(reward, -1, 1))
+        self.env = env
         self.num_envs = num_envs
-        self.clip_rewards = bool(env_cfg.clip_rewards)
         self.episodic_life = bool(env_cfg.get("episodic_life", False))
-        self.returns = np.zeros(num_envs, np.float64)
-        self.lengths = np.zeros(num_envs, np.int64)
         self.lives: np.ndarray | None = None
 
     @property
@@ -83,25 +87,19 @@ class TrainingEnvs:
 
     def step(self, actions: np.ndarray) -> Transition:
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        game_over = terminated | truncated
-        self.returns += reward
-        self.lengths += 1
-        done = game_over
+        done = terminated | truncated
         lives = info.get("lives")
         if self.episodic_life and lives is not None:
-            done = game_over | (lives < self.lives)
+            done = done | (lives < self.lives)
         self.lives = lives
-        ended = np.flatnonzero(game_over)
-        step = Transition(
+        games, ended = info.get("game"), info.get("_game")
+        return Transition(
             obs=obs,
-            reward=np.clip(reward, -1, 1) if self.clip_rewards else reward,
+            reward=reward,
             done=done,
-            game_returns=self.returns[ended].copy(),
-            game_lengths=self.lengths[ended].copy(),
+            game_returns=games["r"][ended] if games else np.zeros(0),
+            game_lengths=games["l"][ended] if games else np.zeros(0, np.int64),
         )
-        self.returns[ended] = 0
-        self.lengths[ended] = 0
-        return step
 
     def close(self) -> None:
         self.env.close()
