@@ -3,10 +3,9 @@
 from pathlib import Path
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from atari_a3c.config.cli import precheck, run_or_exit
-from atari_a3c.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
 
@@ -14,9 +13,6 @@ CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
 def check(cfg: DictConfig, overrides: list[str]) -> None:
     from atari_a3c.evaluation.task import check_request
 
-    known = sorted(set(OmegaConf.load(CONFIG_DIR / "evaluate.yaml")) - {"defaults", "hydra"})
-    if unknown := sorted(set(cfg) - set(known)):
-        raise ConfigError(f"{unknown[0]}: unknown key; evaluate.py takes {', '.join(known)}")
     check_request(cfg)
 
 

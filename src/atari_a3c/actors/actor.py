@@ -13,7 +13,7 @@ from torch import Tensor
 
 from atari_a3c.actors.child_process import become_child
 from atari_a3c.actors.shared import SharedWeights, SlotLayout, Slots
-from atari_a3c.config.schema import acts_on_q_values
+from atari_a3c.config.algo_schema import acts_on_q_values
 from atari_a3c.envs.vector import TrainingEnvs
 from atari_a3c.models.actor_critic import State, build_model, prepare_inference
 from atari_a3c.models.exploration import epsilon, epsilon_greedy

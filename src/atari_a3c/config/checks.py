@@ -14,7 +14,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.config.algo_checks import validate_algo
-from atari_a3c.config.schema import EnvConfig, TrainConfig, number
+from atari_a3c.config.keys import number
+from atari_a3c.config.schema import EnvConfig, TrainConfig
 from atari_a3c.envs.make import (
     OBS_TYPES,
     EnvSpec,
@@ -30,7 +31,7 @@ from atari_a3c.errors import ConfigError
 
 def validate(cfg: DictConfig) -> None:
     """Raise ConfigError naming the first bad key and its allowed range or options."""
-    _check_known_keys(cfg)
+    check_known_keys(cfg)
     check_values(cfg, TrainConfig, algo=cfg.algo.name, atari=is_atari(str(cfg.env.id)))
     if not (number(cfg.optim.get("lr")) and cfg.optim.lr > 0):  # optim: the optimizer's keywords
         raise ConfigError(f"optim.lr must be > 0, got {cfg.optim.get('lr')!r}")
@@ -65,7 +66,7 @@ def check_values(node, schema, prefix: str = "", algo: str = "", atari: bool = F
             raise ConfigError(f"{prefix}{field.name} must be {words}, got {value!r}")
 
 
-def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
+def check_known_keys(node: DictConfig, prefix: str = "") -> None:
     """Every key the schema declares: a key added with `+` that nothing reads (a typo such as
     `+algo.entropy_cof=0.02`) is refused instead of ignored. Free-form groups (`optim`,
     `trainer`, `logger`) take any keyword of what they instantiate."""
@@ -79,7 +80,7 @@ def _check_known_keys(node: DictConfig, prefix: str = "") -> None:
             hint = f"; did you mean {prefix}{close[0]}?" if close else ""
             raise ConfigError(f"{prefix}{key}: unknown key{hint}")
         if isinstance(child, DictConfig):
-            _check_known_keys(child, f"{prefix}{key}.")
+            check_known_keys(child, f"{prefix}{key}.")
 
 
 def _check_accelerator(name: str) -> None:

@@ -1,9 +1,12 @@
 """`--help` of the entry points: the groups and their options, then every key with its value and
-the one-line description its YAML file gives it, then where checkpoints can come from."""
+its one-line description (the schema's; for the free-form groups' keys, the comment of the YAML
+line that sets it), then where checkpoints can come from."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import typing
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
@@ -38,6 +41,16 @@ def descriptions(path: Path, prefix: str = "") -> dict[str, str]:
     return docs
 
 
+def schema_docs(node_type: type, prefix: str = "") -> dict[str, str]:
+    """Dotted key -> its description, for every key a schema declares."""
+    docs, types = {}, typing.get_type_hints(node_type)
+    for field in dataclasses.fields(node_type):
+        docs[prefix + field.name] = field.metadata["doc"]
+        if dataclasses.is_dataclass(types[field.name]):
+            docs |= schema_docs(types[field.name], f"{prefix}{field.name}.")
+    return docs
+
+
 def _option_files(config_dir: Path, group: str, option: str) -> list[Path]:
     """An option's file and the files of its group it builds on (`env/pong` on `env/_atari`)."""
     path = config_dir / group / f"{option}.yaml"
@@ -60,8 +73,10 @@ def _leaves(cfg: DictConfig, prefix: str = "") -> list[tuple[str, object]]:
 
 
 def _text(value) -> str:
-    """A value as the command line writes it (null, true)."""
-    return {None: "null", True: "true", False: "false"}.get(value, str(value))
+    """A value as the command line writes it (null, true; 0 stays 0)."""
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def help_text(config_dir: Path, config_name: str, overrides: list[str]) -> str:
@@ -73,6 +88,7 @@ def help_text(config_dir: Path, config_name: str, overrides: list[str]) -> str:
     for group, option in choices.items():
         for path in _option_files(config_dir, group, str(option)):
             docs |= descriptions(path, f"{group}.")
+    docs |= schema_docs(OmegaConf.get_type(cfg))
     with open_dict(cfg):
         del cfg["hydra"]
     lines = [f"python {config_name}.py [key=value ...]"]

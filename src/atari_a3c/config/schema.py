@@ -1,168 +1,194 @@
-"""The training config's schema, as Hydra structured configs: every key once, with its type and
-the values it allows. A value of the wrong type (a misspelled boolean, a word for a number) is
-refused while the config is composed; `checks.check_values` refuses one outside its range.
+"""The configs' schema, as Hydra structured configs: every key of train.py and evaluate.py once,
+with its type, the values it allows and its one-line description (`--help` shows it). A value
+of the wrong type (a misspelled boolean, a word for a number) is refused while the config is
+composed; `checks.check_values` refuses one outside its range.
 
-The YAML files under `conf/` hold the values, each with its one-line description. A key that
-only some algorithms use names them (`algos`); one that Atari envs need says so (`atari`): there
-it may not be null. Importing this module registers the schema.
+The YAML files under `conf/` hold the values (and, in a comment, why a value was chosen). A key
+that only some algorithms use names them (`algos`); one that Atari envs need says so (`atari`):
+there it may not be null. The free-form groups (`optim`, `logger`, `trainer`) take the keywords
+of the class they instantiate, described where their values are set. Importing this module
+registers the schemas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
 
+from atari_a3c.config.algo_schema import AlgoConfig
+from atari_a3c.config.keys import (
+    COUNT,
+    POSITIVE,
+    PROBABILITY,
+    SCREEN,
+    SECONDS,
+    key,
+    one_of,
+    text,
+    whole,
+)
 from atari_a3c.models.encoders import ENCODERS
 
-ALGOS = ("a3c", "impala", "ppo", "reinforce", "dqn")
-POLICY_GRADIENT = ("a3c", "impala", "ppo", "reinforce")
-ACTOR_CRITIC = ("a3c", "impala", "ppo")
 BACKENDS = ("ale_vector", "gymnasium")
-
-
-def number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-Allowed = tuple[Callable[[object], bool], str]  # a test of the value, and what passes in words
-POSITIVE: Allowed = (lambda v: whole(v) and v > 0, "a positive integer")
-COUNT: Allowed = (lambda v: whole(v) and v >= 0, "an integer >= 0")
-PROBABILITY: Allowed = (lambda v: number(v) and 0 <= v <= 1, "in [0, 1]")
-RATE: Allowed = (lambda v: number(v) and 0 <= v < 1, "in [0, 1)")
-NON_NEGATIVE: Allowed = (lambda v: number(v) and v >= 0, ">= 0")
-GREATER_THAN_ZERO: Allowed = (lambda v: number(v) and v > 0, "> 0")
-SCREEN: Allowed = (lambda v: whole(v) and v >= 36, "an integer >= 36")
-
-
-def one_of(options: tuple[str, ...]) -> Allowed:
-    return (lambda v: v in options, f"one of {', '.join(options)}")
-
-
-def key(allowed: Allowed | None = None, default=MISSING, algos=(), atari=False) -> Any:
-    """A field whose value must pass `allowed`; `algos` or `atari`: where it may not be null."""
-    metadata = {"allowed": allowed, "algos": algos, "atari": atari}
-    return field(default=default, metadata=metadata)
 
 
 @dataclass
 class EnvConfig:
-    id: str
-    backend: str = key(one_of(BACKENDS))
-    frame_skip: int = key(POSITIVE)
-    clip_rewards: bool = key()
-    episodic_life: bool = key()
-    max_episode_frames: int = key(POSITIVE)
-    screen_size: int | None = key(
-        (lambda v: whole(v) and v >= 36, "an integer >= 36"), None, atari=True
+    id: str = text(doc="gymnasium id of the game (ALE/<Game>-v5 names the native env's ROM)")
+    backend: str = key(
+        one_of(BACKENDS),
+        doc="ale_vector (ale-py's native multi-threaded vector env) or gymnasium (any env; "
+        "Atari's ram, mode and difficulty)",
     )
-    obs_type: str | None = None
-    mode: int | None = None
-    difficulty: int | None = None
-    frame_stack: int | None = key(POSITIVE, None, atari=True)
-    noop_max: int | None = key(COUNT, None, atari=True)
-    sticky_action_prob: float | None = key(PROBABILITY, None, atari=True)
-    full_action_space: bool | None = None
-    fire_reset: bool | None = None
-    env_threads: int | None = key(POSITIVE, None)  # null: from the machine's cores
+    frame_skip: int = key(POSITIVE, doc="emulator frames per agent step (the last two max-pooled)")
+    clip_rewards: bool = key(
+        doc="train on rewards clipped to [-1, 1]; the logged scores stay raw game scores"
+    )
+    episodic_life: bool = key(doc="a lost life ends the training episode (the game goes on)")
+    max_episode_frames: int = key(POSITIVE, doc="emulator frames after which a game is cut")
+    screen_size: int | None = key(SCREEN, None, atari=True, doc="square screen side in pixels")
+    obs_type: str | None = text(
+        None, doc="grayscale or rgb screens, or ram (the console's 128 bytes, into model=mlp_lstm)"
+    )
+    mode: int | None = key(
+        None, None, doc="game mode (null: the game's default; a wrong one names the valid)"
+    )
+    difficulty: int | None = key(None, None, doc="game difficulty (null: the game's default)")
+    frame_stack: int | None = key(POSITIVE, None, atari=True, doc="latest screens stacked")
+    noop_max: int | None = key(COUNT, None, atari=True, doc="up to this many no-ops after reset")
+    sticky_action_prob: float | None = key(
+        PROBABILITY, None, atari=True, doc="chance the emulator repeats the previous action"
+    )
+    full_action_space: bool | None = key(
+        None, None, doc="all 18 actions instead of the game's own set"
+    )
+    fire_reset: bool | None = key(
+        None,
+        None,
+        doc="press FIRE when a game starts in games that need it (evaluation: also after each "
+        "lost life)",
+    )
+    env_threads: int | None = key(
+        POSITIVE, None, doc="emulator threads per actor's native env (null: from the cores)"
+    )
 
 
 @dataclass
 class ModelConfig:
-    encoder: str = key(one_of(ENCODERS))
-    hidden_size: int = key(POSITIVE)
-    recurrent: bool = key()
-    dueling: bool = False
-    screen_size: int | None = None  # a net with a fixed input size sets these
-    frame_stack: int | None = None
-
-
-@dataclass
-class AlgoConfig:
-    name: str = key(one_of(ALGOS))
-    _target_: str = key()  # the learner class
-    gamma: float = key((lambda v: number(v) and 0 < v <= 1, "in (0, 1]"))
-    obs_mean_rate: float = key(RATE)
-    unroll: int = key(POSITIVE)
-    batch_rollouts: int = key(POSITIVE)
-    lr_cooldown: float = key((PROBABILITY[0], "a fraction in [0, 1]"))
-    lr_warmup_frames: int = key(COUNT, 0)
-    entropy_coef: float | None = key(NON_NEGATIVE, None, POLICY_GRADIENT)
-    value_coef: float | None = key(NON_NEGATIVE, None, POLICY_GRADIENT)
-    popart_rate: float = key(RATE, 0.0)
-    gae_lambda: float | None = key(PROBABILITY, None, ACTOR_CRITIC)
-    clip_rho: float | None = key(GREATER_THAN_ZERO, None, ("impala",))
-    clip_pg_rho: float | None = key(GREATER_THAN_ZERO, None, ("impala",))
-    n_step: int | None = key(POSITIVE, None, ("dqn",))
-    double: bool | None = key(None, None, ("dqn",))
-    target_every: int | None = key(POSITIVE, None, ("dqn",))
-    epsilon_start: float | None = key(PROBABILITY, None, ("dqn",))
-    epsilon_final: float | None = key(PROBABILITY, None, ("dqn",))
-    epsilon_frames: int | None = key(POSITIVE, None, ("dqn",))
-    replay_size: int | None = key(POSITIVE, None, ("dqn",))
-    replay_start: int | None = key(COUNT, None, ("dqn",))
-    replay_ratio: float | None = key(GREATER_THAN_ZERO, None, ("dqn",))
-    batch_sequences: int | None = key(POSITIVE, None, ("dqn",))
-    epochs: int | None = key(POSITIVE, None, ("ppo",))
-    minibatches: int | None = key(POSITIVE, None, ("ppo",))
-    clip_coef: float | None = key((lambda v: number(v) and 0 < v < 1, "in (0, 1)"), None, ("ppo",))
-    clip_value: bool | None = key(None, None, ("ppo",))
-    max_grad_norm: float | None = key(GREATER_THAN_ZERO, None, ("ppo",))
+    encoder: str = key(one_of(ENCODERS), doc="the net the screens (or vectors) go through")
+    hidden_size: int = key(POSITIVE, doc="LSTM core width")
+    recurrent: bool = key(doc="false zeroes the LSTM state at every step: no memory")
+    dueling: bool = key(default=False, doc="Q-values as a value plus centred advantages (dqn)")
+    screen_size: int | None = key(SCREEN, None, doc="a net with a fixed input side sets it")
+    frame_stack: int | None = key(POSITIVE, None, doc="a net with a fixed input depth sets it")
 
 
 @dataclass
 class EvalConfig:
-    every_frames: int = key(POSITIVE)
-    episodes: int = key(POSITIVE)
-    at_end: bool = key()
+    every_frames: int = key(POSITIVE, doc="play greedy games in a background process this often")
+    episodes: int = key(POSITIVE, doc="games per evaluation (eval/return_mean; keeps best.ckpt)")
+    at_end: bool = key(doc="score the final weights too (a sweep's metric)")
 
 
 @dataclass
 class CallbacksConfig:
-    checkpoint_every_frames: int = key(POSITIVE)
-    wandb_artifacts: bool = key()
-    eval: EvalConfig = key()
-    stop_at_score: float | None = None
+    checkpoint_every_frames: int = key(
+        POSITIVE, doc="save <run dir>/checkpoints/last.ckpt (and returns.png) this often"
+    )
+    wandb_artifacts: bool = key(
+        doc="with logger=wandb: last.ckpt and best.ckpt become W&B model artifacts (aliases "
+        "latest, best) when training ends"
+    )
+    eval: EvalConfig = key(doc="evaluations during training")
+    stop_at_score: float | None = key(
+        None, None, doc="end training once the mean score of the last 100 games reaches this"
+    )
 
 
 @dataclass
 class ActorsConfig:
-    timeout: float = key((GREATER_THAN_ZERO[0], "> 0 seconds"))
-    max_failures: int = key(COUNT)
-    window: float = key((GREATER_THAN_ZERO[0], "> 0 seconds"))
-    nice: int = key((lambda v: whole(v) and 0 <= v <= 19, "an integer from 0 to 19"))
+    timeout: float = key(
+        SECONDS, doc="seconds without a finished rollout before an actor is replaced"
+    )
+    max_failures: int = key(
+        COUNT, doc="an actor's failures within `window` seconds before training stops"
+    )
+    window: float = key(SECONDS, doc="seconds")
+    nice: int = key(
+        (lambda v: whole(v) and 0 <= v <= 19, "an integer from 0 to 19"),
+        doc="niceness added to the actors and their emulator threads: the learner goes first",
+    )
 
 
 @dataclass
 class TrainConfig:
-    frames: int = key(POSITIVE)
-    seed: int = key(COUNT)
-    workers: int | None = key(POSITIVE)  # null: from the machine's cores
-    envs_per_worker: int = key(POSITIVE)
-    learner_threads: int = key(COUNT)
-    ckpt_path: str | None = key()
-    init_from: str | None = key()
-    actors: ActorsConfig = key()
-    max_nonfinite_updates: int = key(COUNT)
-    env: EnvConfig = key()
-    model: ModelConfig = key()
-    algo: AlgoConfig = key()
-    callbacks: CallbacksConfig = key()
-    optim: Any = None  # instantiated by Hydra: any keyword of the optimizer (`lr` checked)
-    logger: Any = None
-    trainer: Any = None
+    frames: int = key(POSITIVE, doc="total environment-frame budget (agent steps x frame skip)")
+    seed: int = key(COUNT, doc="seeds envs, actions and weights")
+    workers: int | None = key(
+        POSITIVE,
+        doc="actor processes (null: from the cores: 1 per 4, at least 1; beside a GPU learner, 1 "
+        "per 2 of the cores it leaves)",
+    )
+    envs_per_worker: int = key(POSITIVE, doc="envs each actor steps as one batch")
+    learner_threads: int = key(
+        COUNT,
+        doc="torch threads of the learner (0: the cores the emulator threads leave, at least 1; a "
+        "GPU learner keeps 2)",
+    )
+    ckpt_path: str | None = text(
+        doc="a run's last.ckpt to resume it from (counters, optimizer, W&B run)"
+    )
+    init_from: str | None = text(
+        doc="weights that start a new run: a checkpoint, pretrained/<game> or wandb:<artifact>",
+    )
+    actors: ActorsConfig = key(doc="actor processes' supervision")
+    max_nonfinite_updates: int = key(
+        COUNT, doc="non-finite losses or gradients in a row before training stops"
+    )
+    env: EnvConfig = key(doc="the game")
+    model: ModelConfig = key(doc="the net")
+    algo: AlgoConfig = key(doc="the algorithm and its learner")
+    callbacks: CallbacksConfig = key(doc="checkpoints, evaluations and artifacts")
+    optim: Any = text(None, doc="the optimizer: any keyword of its class (`lr` is checked)")
+    logger: Any = text(None, doc="the Lightning logger")
+    trainer: Any = text(None, doc="the Lightning Trainer's keywords")
+
+
+RENDER = (False, True, "human")
+
+
+@dataclass
+class EvaluateConfig:
+    ckpt: Any = text(
+        doc="a run's last.ckpt or best.ckpt, a shipped agent (pretrained/pong) or a W&B "
+        "artifact (wandb:<entity>/<project>/model-<run id>:best); a list [a.ckpt,b.ckpt] "
+        "compares them on identical games"
+    )
+    episodes: int = key(POSITIVE, doc="full games to play")
+    greedy: bool = key(
+        doc="argmax actions; false samples from the policy (dqn: epsilon-greedy at its "
+        "algo.epsilon_final)"
+    )
+    seed: int = key(COUNT, doc="game i is reset with seed + i")
+    env: str | None = text(
+        doc="another game to play (a conf/env name or a gymnasium id), same observations and "
+        "actions"
+    )
+    render: Any = key(
+        (lambda v: v in RENDER, "one of false, true, human"),
+        doc="true: an mp4 of every game and a GIF of the first, in output_dir/videos; human: "
+        "a window",
+    )
+    output_dir: str | None = text(
+        doc="writes results.json, results.csv and replays/game-<i>.npz (and videos) here; "
+        "render=true defaults it"
+    )
+    replay: str | None = text(
+        doc="a recorded game (output_dir/replays/game-3.npz) to play again, action for action"
+    )
 
 
 ConfigStore.instance().store(name="train_schema", node=TrainConfig)
-
-
-def acts_on_q_values(algo) -> bool:
-    """Whether the policy head's outputs are Q-values (`algo=dqn`), acted on epsilon-greedily
-    rather than sampled."""
-    return algo.name == "dqn"
+ConfigStore.instance().store(name="evaluate_schema", node=EvaluateConfig)

@@ -15,7 +15,7 @@ from torch import Tensor
 
 from atari_a3c.actors.child_process import become_child
 from atari_a3c.checkpoints.files import load_checkpoint, policy_from_checkpoint
-from atari_a3c.config.schema import acts_on_q_values
+from atari_a3c.config.algo_schema import acts_on_q_values
 from atari_a3c.envs.make import make_env
 from atari_a3c.evaluation.recorded import Recording, emulator_state
 from atari_a3c.learners.returns import policy_entropy

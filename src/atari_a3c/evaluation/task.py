@@ -18,8 +18,9 @@ from atari_a3c.checkpoints.files import (
     policy_from_checkpoint,
 )
 from atari_a3c.checkpoints.sources import locate
-from atari_a3c.config.checks import validate_env
+from atari_a3c.config.checks import check_known_keys, check_values, validate_env
 from atari_a3c.config.cli import unwritable
+from atari_a3c.config.schema import EvaluateConfig
 from atari_a3c.envs.make import env_spec
 from atari_a3c.errors import ConfigError
 from atari_a3c.evaluation import recorded
@@ -28,7 +29,6 @@ from atari_a3c.evaluation.play import Game, as_rows, play, summarize
 from atari_a3c.evaluation.video import save_videos
 
 CONF_ENV = Path(__file__).resolve().parents[3] / "conf" / "env"
-RENDER = (False, True, "human")
 OUTPUTS = ("results.*", "comparison.json", "game-*.gif", "replays/game-*.npz", "videos/*.mp4")
 
 
@@ -45,15 +45,8 @@ def checkpoint_refs(cfg: DictConfig) -> list[str]:
 
 def check_request(cfg: DictConfig) -> list[tuple[dict, DictConfig]]:
     """Validate the command line and the checkpoints; returns each checkpoint and its env config."""
-    episodes, seed = cfg.episodes, cfg.seed
-    if not (isinstance(episodes, int) and episodes > 0):
-        raise ConfigError(f"episodes must be a positive integer, got {episodes!r}")
-    if not (isinstance(seed, int) and seed >= 0):
-        raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
-    if cfg.render not in RENDER:
-        raise ConfigError(f"render must be one of false, true, human, got {cfg.render!r}")
-    if not isinstance(cfg.greedy, bool):
-        raise ConfigError(f"greedy must be true or false, got {cfg.greedy!r}")
+    check_known_keys(cfg)
+    check_values(cfg, EvaluateConfig)
     if cfg.render == "human" and not os.environ.get("DISPLAY"):
         raise ConfigError("render=human needs a display (DISPLAY is not set); use render=true")
     if cfg.output_dir:
