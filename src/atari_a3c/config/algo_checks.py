@@ -1,21 +1,14 @@
 """The checks that span keys, per algorithm (the schema checks each key alone), and of what an
-algorithm needs from the env and the machine."""
+algorithm needs from the env."""
 
 from __future__ import annotations
 
 import math
-import shutil
-from pathlib import Path
 
-import psutil
 from omegaconf import DictConfig
 
-from atari_a3c.actors.pool import slots_nbytes
-from atari_a3c.actors.replay_memory import stored_obs_bytes
-from atari_a3c.envs.make import EnvSpec, is_atari
+from atari_a3c.envs.make import is_atari
 from atari_a3c.errors import ConfigError
-
-MEMORY_SHARE = 0.5  # of the machine's memory the rollout slots, or DQN's replay, may take
 
 
 def validate_algo(cfg: DictConfig) -> None:
@@ -76,34 +69,3 @@ def _check_reinforce(cfg: DictConfig) -> None:
         )
     if cfg.trainer.devices != 1 or cfg.trainer.num_nodes != 1:
         raise ConfigError("algo=reinforce runs on one device (trainer.devices=1)")
-
-
-def check_replay_fits(cfg: DictConfig, spec: EnvSpec) -> None:
-    """DQN's replay holds `replay_size` observations: it must fit in half the machine's
-    memory."""
-    if cfg.algo.name != "dqn":
-        return
-    algo = cfg.algo
-    need = algo.replay_size * stored_obs_bytes(spec.obs_shape, spec.obs_dtype.itemsize, algo.unroll)
-    have = psutil.virtual_memory().total
-    if need > MEMORY_SHARE * have:
-        raise ConfigError(
-            f"algo.replay_size={algo.replay_size} needs {need / 2**30:.1f} GiB of observations; "
-            f"this machine has {have / 2**30:.1f} GiB (at most half of it goes to the replay)"
-        )
-
-
-def check_slots_fit(cfg: DictConfig, spec: EnvSpec) -> None:
-    """The actors' rollout slots live in shared memory (/dev/shm): they must fit there, and in
-    half the machine's memory."""
-    need = slots_nbytes(cfg, spec)
-    limits = {"half this machine's memory": MEMORY_SHARE * psutil.virtual_memory().total}
-    if Path("/dev/shm").is_dir():
-        limits["the free space of /dev/shm"] = shutil.disk_usage("/dev/shm").free
-    where, have = min(limits.items(), key=lambda item: item[1])
-    if need > have:
-        raise ConfigError(
-            f"workers={cfg.workers} x envs_per_worker={cfg.envs_per_worker} x "
-            f"algo.unroll={cfg.algo.unroll}: the rollout slots need {need / 2**30:.1f} GiB of "
-            f"shared memory, more than {where} ({have / 2**30:.1f} GiB)"
-        )

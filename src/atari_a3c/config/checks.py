@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import netrc
-import os
 import typing
 from pathlib import Path
-from urllib.parse import urlparse
 
-import torch
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.config.algo_checks import validate_algo
 from atari_a3c.config.keys import number
+from atari_a3c.config.preflight import check_rom
 from atari_a3c.config.schema import EnvConfig, TrainConfig
 from atari_a3c.envs.make import (
     OBS_TYPES,
@@ -24,7 +21,6 @@ from atari_a3c.envs.make import (
     is_registered,
     known_env_ids,
     obs_type,
-    rom_name,
 )
 from atari_a3c.errors import ConfigError
 
@@ -45,8 +41,6 @@ def validate(cfg: DictConfig) -> None:
             f"ckpt_path={cfg.ckpt_path} is not in a run's checkpoints/ dir, so there is no run "
             "to resume; init_from= starts a new run from it"
         )
-    _check_accelerator(cfg.trainer.accelerator)
-    _check_logger(cfg.get("logger"))
     validate_env(cfg)
 
 
@@ -83,49 +77,6 @@ def check_known_keys(node: DictConfig, prefix: str = "") -> None:
             check_known_keys(child, f"{prefix}{key}.")
 
 
-def _check_accelerator(name: str) -> None:
-    available = {
-        "auto": True,
-        "cpu": True,
-        "gpu": torch.cuda.is_available() or torch.backends.mps.is_available(),
-        "cuda": torch.cuda.is_available(),
-        "mps": torch.backends.mps.is_available(),
-    }
-    if name not in available:
-        listed = ", ".join(available)
-        raise ConfigError(f"trainer.accelerator must be one of {listed}, got {name!r}")
-    if not available[name]:
-        raise ConfigError(
-            f"trainer.accelerator={name}: torch finds no such device; use trainer.accelerator=cpu"
-        )
-
-
-def _check_logger(logger: DictConfig | None) -> None:
-    """An online W&B logger needs a login: found before training, not after the first update."""
-    online = (
-        logger
-        and "Wandb" in str(logger.get("_target_"))
-        and not logger.get("offline")
-        and os.environ.get("WANDB_MODE") not in ("offline", "disabled")
-    )
-    if online and not wandb_login_found():
-        raise ConfigError(
-            "logger.offline=false needs a W&B login (`wandb login` or WANDB_API_KEY); "
-            "offline runs upload later with `wandb sync`"
-        )
-
-
-def wandb_login_found() -> bool:
-    """An API key in the environment or in ~/.netrc for the W&B host (`wandb login` saves it)."""
-    if os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_IDENTITY_TOKEN_FILE"):
-        return True
-    host = urlparse(os.environ.get("WANDB_BASE_URL", "https://api.wandb.ai")).hostname
-    try:
-        return netrc.netrc(os.environ.get("NETRC")).authenticators(host) is not None
-    except (OSError, netrc.NetrcParseError):
-        return False
-
-
 def validate_env(cfg: DictConfig) -> None:
     """The env checks alone: what a stored training config needs when played on another game
     (its training keys may predate options added since, and were checked when it trained)."""
@@ -136,10 +87,7 @@ def validate_env(cfg: DictConfig) -> None:
         raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
     if is_atari(env_id):
         check_values(cfg.env, EnvConfig, "env.", atari=True)
-        from ale_py import roms
-
-        if rom_name(env_id) not in roms.get_all_rom_ids():
-            raise ConfigError(f"env.id: no ROM for {env_id} in ale-py")
+        check_rom(env_id)
         _check_game_options(cfg.env)
 
 

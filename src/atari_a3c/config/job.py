@@ -13,8 +13,8 @@ from atari_a3c.checkpoints.files import (
     stored_overrides,
 )
 from atari_a3c.checkpoints.sources import locate
-from atari_a3c.config.algo_checks import check_replay_fits, check_slots_fit
 from atari_a3c.config.checks import check_model_fits, validate
+from atari_a3c.config.preflight import check_machine
 from atari_a3c.config.resume import check_newest, check_unfinished
 from atari_a3c.envs.make import EnvSpec, env_spec, obs_type
 from atari_a3c.hardware import (
@@ -98,8 +98,7 @@ def check(cfg: DictConfig, overrides: list[str], checked: tuple | None = None):
     validate(cfg)
     spec = env_spec(cfg)
     check_model_fits(cfg, spec)
-    check_replay_fits(cfg, spec)
-    check_slots_fit(cfg, spec)
+    check_machine(cfg, spec)
     for checkpoint in checkpoints.values():
         check_compatible(checkpoint, cfg.env.id, spec.obs_shape, spec.num_actions)
         check_same_model(checkpoint, cfg.model, spec.obs_shape, spec.num_actions)
