@@ -23,7 +23,8 @@ class PeriodicEvaluation(Callback):
     """Every `every_frames` frames, snapshot a checkpoint and score it in its own process.
 
     Logs `eval/return_mean` (and std) at the snapshot's frame count when the games are done, keeps
-    `best.ckpt` by that mean, and scores the final weights once more when training ends.
+    `best.ckpt` by that mean (the later of equal ones), and scores the final weights once more when
+    training ends.
 
     Each result is also appended to `evaluations.jsonl` beside the checkpoints: an evaluation
     finishes after the `last.ckpt` written at its snapshot, so a run resumed from that file learns
@@ -163,7 +164,7 @@ class PeriodicEvaluation(Callback):
             metrics = {"eval/return_mean": mean, "eval/return_std": std}
             metrics["charts/frames"] = self.snapshot_frames
             trainer.logger.log_metrics(metrics, trainer.global_step)
-        if mean > self.best:
+        if mean >= self.best:  # a tie: the weights trained longer
             self.best = mean
             os.replace(self.candidate, self.dir / "best.ckpt")
         else:
