@@ -29,3 +29,12 @@ def test_evaluate_help_describes_its_keys_and_the_checkpoint_sources():
     assert text.startswith("python evaluate.py [key=value ...]\n")
     assert "  greedy=true  # argmax actions; false samples from the policy" in text
     assert "pretrained/pong" in text and "wandb:<entity>/<project>/model-<run id>" in text
+
+
+def test_a_slip_beside_help_gets_the_same_hint_and_exit_2():
+    result = run_script("train.py", "lr=1e-4", "--help", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: lr: unknown key; did you mean optim.lr?"
+    result = run_script("train.py", "algo=ppx", "--help", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: algo=ppx: unknown option; choose from a3c,")

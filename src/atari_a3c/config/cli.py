@@ -15,7 +15,7 @@ from hydra import compose, initialize_config_dir
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import ConfigCompositionException, HydraException, MissingConfigException
+from hydra.errors import HydraException, MissingConfigException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
@@ -103,23 +103,22 @@ def check_command_line(
                 except RunFinished:
                     if not multirun:
                         raise  # a sweep's finished job says so when its turn comes
-    except MissingConfigException as error:
-        raise BadInput(_missing_option_message(error)) from None
-    except ConfigCompositionException as error:
-        if key := re.match(r"Could not override '([^']+)'", str(error)):
-            with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
-                known = compose(config_name)
-            raise BadInput(unknown_key(key[1], known, f"{config_name}.py")) from None
-        raise BadInput(_one_line(error)) from None
     except BadInput:
         raise
-    except (
-        HydraException,
-        OmegaConfBaseException,
-        ValueError,
-    ) as error:  # ValueError: `evaluate=1`
-        raise BadInput(_one_line(error)) from None
+    except (HydraException, OmegaConfBaseException, ValueError) as error:  # `evaluate=1`
+        raise composition_error(error, config_dir, config_name) from None
     return argv
+
+
+def composition_error(error: Exception, config_dir: Path, config_name: str) -> BadInput:
+    """Hydra's error composing the command line, as one line with a hint where one helps."""
+    if isinstance(error, MissingConfigException):
+        return BadInput(_missing_option_message(error))
+    if key := re.match(r"Could not override '([^']+)'", str(error)):
+        with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
+            known = compose(config_name)
+        return BadInput(unknown_key(key[1], known, f"{config_name}.py"))
+    return BadInput(_one_line(error))
 
 
 def unwritable(path: Path) -> str | None:
@@ -161,11 +160,12 @@ def precheck(config_dir: Path, config_name: str, check: Check) -> None:
     run exits 0 saying so."""
     try:
         if HELP_FLAGS.intersection(sys.argv[1:]):
-            print(help_text(config_dir, config_name, _overrides(sys.argv[1:])))
+            try:
+                print(help_text(config_dir, config_name, _overrides(sys.argv[1:])))
+            except (HydraException, OmegaConfBaseException) as error:  # overrides with --help
+                raise composition_error(error, config_dir, config_name) from None
             sys.exit(0)
         sys.argv[1:] = check_command_line(config_dir, config_name, check, sys.argv[1:])
-    except (HydraException, OmegaConfBaseException) as error:  # overrides given with --help
-        fail(_one_line(error))
     except BadInput as error:
         fail(str(error).strip().splitlines()[0])
     except RunFinished as finished:
