@@ -35,7 +35,8 @@ def run_report(run_dir: Path, learner, clock: RunClock, budget: int, signal: str
     checkpoints = run_dir / "checkpoints"
     last, best = checkpoints / "last.ckpt", checkpoints / "best.ckpt"
     evals = learner.eval_history
-    best_point = max(evals, key=lambda point: point[1]) if evals else None
+    # best.ckpt: the later of equal means
+    best_point = max(reversed(evals), key=lambda point: point[1]) if evals else None
     seconds = time.perf_counter() - clock.started
     trained = learner.frames - clock.frames
     resume = f"python train.py ckpt_path={last}"
