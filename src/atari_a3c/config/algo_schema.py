@@ -15,7 +15,6 @@ from atari_a3c.config.keys import (
     key,
     number,
     one_of,
-    text,
 )
 
 ALGOS = ("a3c", "impala", "ppo", "reinforce", "dqn")
@@ -26,7 +25,7 @@ ACTOR_CRITIC = ("a3c", "impala", "ppo")
 @dataclass
 class AlgoConfig:
     name: str = key(one_of(ALGOS), doc="the algorithm")
-    _target_: str = text(doc="the learner class that runs its updates")
+    _target_: str = key(doc="the learner class that runs its updates")
     gamma: float = key((lambda v: number(v) and 0 < v <= 1, "in (0, 1]"), doc="discount")
     obs_mean_rate: float = key(
         RATE, doc="step size of the running mean frame subtracted from observations (0: off)"

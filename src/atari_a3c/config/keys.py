@@ -32,11 +32,7 @@ def one_of(options: tuple[str, ...]) -> Allowed:
 
 
 def key(allowed: Allowed | None = None, default=MISSING, algos=(), atari=False, *, doc: str) -> Any:
-    """A field whose value must pass `allowed`; `algos` or `atari`: where it may not be null."""
+    """A field whose value must pass `allowed` (None: any value of its type); `algos` or `atari`:
+    where it may not be null."""
     metadata = {"allowed": allowed, "algos": algos, "atari": atari, "doc": doc}
     return field(default=default, metadata=metadata)
-
-
-def text(default=MISSING, *, doc: str) -> Any:
-    """A string (or null) field that any value passes."""
-    return field(default=default, metadata={"doc": doc})

@@ -26,7 +26,6 @@ from atari_a3c.config.keys import (
     SECONDS,
     key,
     one_of,
-    text,
     whole,
 )
 from atari_a3c.models.encoders import ENCODERS
@@ -36,7 +35,7 @@ BACKENDS = ("ale_vector", "gymnasium")
 
 @dataclass
 class EnvConfig:
-    id: str = text(doc="gymnasium id of the game (ALE/<Game>-v5 names the native env's ROM)")
+    id: str = key(doc="gymnasium id of the game (ALE/<Game>-v5 names the native env's ROM)")
     backend: str = key(
         one_of(BACKENDS),
         doc="ale_vector (ale-py's native multi-threaded vector env) or gymnasium (any env; "
@@ -49,8 +48,9 @@ class EnvConfig:
     episodic_life: bool = key(doc="a lost life ends the training episode (the game goes on)")
     max_episode_frames: int = key(POSITIVE, doc="emulator frames after which a game is cut")
     screen_size: int | None = key(SCREEN, None, atari=True, doc="square screen side in pixels")
-    obs_type: str | None = text(
-        None, doc="grayscale or rgb screens, or ram (the console's 128 bytes, into model=mlp_lstm)"
+    obs_type: str | None = key(
+        default=None,
+        doc="grayscale or rgb screens, or ram (the console's 128 bytes, into model=mlp_lstm)",
     )
     mode: int | None = key(
         None, None, doc="game mode (null: the game's default; a wrong one names the valid)"
@@ -137,10 +137,10 @@ class TrainConfig:
         doc="torch threads of the learner (0: the cores the emulator threads leave, at least 1; a "
         "GPU learner keeps 2)",
     )
-    ckpt_path: str | None = text(
+    ckpt_path: str | None = key(
         doc="a run's last.ckpt to resume it from (counters, optimizer, W&B run)"
     )
-    init_from: str | None = text(
+    init_from: str | None = key(
         doc="weights that start a new run: a checkpoint, pretrained/<game> or wandb:<artifact>",
     )
     actors: ActorsConfig = key(doc="actor processes' supervision")
@@ -151,9 +151,9 @@ class TrainConfig:
     model: ModelConfig = key(doc="the net")
     algo: AlgoConfig = key(doc="the algorithm and its learner")
     callbacks: CallbacksConfig = key(doc="checkpoints, evaluations and artifacts")
-    optim: Any = text(None, doc="the optimizer: any keyword of its class (`lr` is checked)")
-    logger: Any = text(None, doc="the Lightning logger")
-    trainer: Any = text(None, doc="the Lightning Trainer's keywords")
+    optim: Any = key(default=None, doc="the optimizer: any keyword of its class (`lr` is checked)")
+    logger: Any = key(default=None, doc="the Lightning logger")
+    trainer: Any = key(default=None, doc="the Lightning Trainer's keywords")
 
 
 RENDER = (False, True, "human")
@@ -161,7 +161,7 @@ RENDER = (False, True, "human")
 
 @dataclass
 class EvaluateConfig:
-    ckpt: Any = text(
+    ckpt: Any = key(
         doc="a run's last.ckpt or best.ckpt, a shipped agent (pretrained/pong) or a W&B "
         "artifact (wandb:<entity>/<project>/model-<run id>:best); a list [a.ckpt,b.ckpt] "
         "compares them on identical games"
@@ -172,7 +172,7 @@ class EvaluateConfig:
         "algo.epsilon_final)"
     )
     seed: int = key(COUNT, doc="game i is reset with seed + i")
-    env: str | None = text(
+    env: str | None = key(
         doc="another game to play (a conf/env name or a gymnasium id), same observations and "
         "actions"
     )
@@ -181,11 +181,11 @@ class EvaluateConfig:
         doc="true: an mp4 of every game and a GIF of the first, in output_dir/videos; human: "
         "a window",
     )
-    output_dir: str | None = text(
+    output_dir: str | None = key(
         doc="writes results.json, results.csv and replays/game-<i>.npz (and videos) here; "
         "render=true defaults it"
     )
-    replay: str | None = text(
+    replay: str | None = key(
         doc="a recorded game (output_dir/replays/game-3.npz) to play again, action for action"
     )
 
