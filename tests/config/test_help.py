@@ -12,7 +12,7 @@ def test_train_help_describes_every_key_and_hides_internal_options():
     text = result.stdout
     assert "  frames=10000000  # total environment-frame budget" in text
     assert "  optim.lr=0.00025  # learning rate" in text
-    assert "  env.frame_skip=4  # emulator frames per agent step" in text  # from env/_atari.yaml
+    assert "  env.frame_skip=4  # emulator frames per agent step" in text  # from the schema
     assert "  learner_threads=0  # torch threads" in text and "  algo.batch_rollouts=1  #" in text
     assert "  env: beamrider, breakout, cartpole," in text and "(now: pong)" in text
     assert "_atari" not in text and "evaluate:" not in text and "_target_" not in text

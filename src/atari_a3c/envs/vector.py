@@ -72,7 +72,6 @@ class TrainingEnvs:
         if env_cfg.clip_rewards:
             env = TransformReward(env, lambda reward: np.clip(reward, -1, 1))
         self.env = env
-        self.num_envs = num_envs
         self.episodic_life = bool(env_cfg.get("episodic_life", False))
         self.lives: np.ndarray | None = None
 
