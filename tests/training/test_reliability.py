@@ -33,7 +33,11 @@ def end_what_the_test_started():
 
 
 def start(
-    run_dir: Path, *overrides: str, marker: Path | None = None, new_group: bool = False
+    run_dir: Path,
+    *overrides: str,
+    marker: Path | None = None,
+    new_group: bool = False,
+    stdout: int = subprocess.DEVNULL,
 ) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(HELPERS), "FAULT_MARKER": str(marker or "")}
     args = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *overrides]
@@ -41,7 +45,7 @@ def start(
         args,
         env=env,
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=new_group,
@@ -126,12 +130,28 @@ def test_failing_env_is_replaced(run_dir, tmp_path, env_id, cause):
     assert (run_dir / "train.log").read_text().count(cause) == 1
 
 
-def test_repeated_failures_stop_with_a_checkpoint(run_dir, tmp_path):
+def test_repeated_failures_stop_with_a_checkpoint_and_the_report(run_dir, tmp_path):
     env = ("env.id=faulty_envs:RaisingCartPole-v0", "actors.max_failures=0", "frames=100000")
-    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault")
-    assert process.wait(timeout=120) == 1
-    assert "error: actor-0 failed 1 times in 300 s; last: ValueError" in process.stderr.read()
-    torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    process = start(run_dir, *CARTPOLE, *env, marker=tmp_path / "fault", stdout=subprocess.PIPE)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert "error: actor-0 failed 1 times in 300 s; last: ValueError" in stderr
+    last = run_dir / "checkpoints" / "last.ckpt"
+    frames = torch.load(last, weights_only=True)["atari_a3c"]["frames"]
+    assert f"run stopped by an error at {frames:,} of 100,000 frames" in stdout
+    assert f"  last:    {last} ({frames:,} frames, not evaluated)" in stdout
+    assert f"  resume:  python train.py ckpt_path={last}\n" in stdout
+
+
+def test_diverging_training_reports_that_nothing_was_saved(run_dir):
+    diverging = ("optim.lr=1e30", "max_nonfinite_updates=3", "frames=100000")
+    process = start(run_dir, *CARTPOLE, *diverging, stdout=subprocess.PIPE)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert "error: 4 non-finite updates in a row" in stderr
+    assert "run stopped by an error at " in stdout
+    assert f"  last:    {run_dir / 'checkpoints' / 'last.ckpt'} (not saved)" in stdout
+    assert "resume:" not in stdout
 
 
 def leftover_shm(before: set[str]) -> set[str]:

@@ -56,9 +56,12 @@ class LastCheckpoint(Callback):
         self.curve = Path(run_dir) / "returns.png"
         self.every_frames = every_frames
         self.next_save = every_frames
+        self.saved_frames: int | None = None  # the frames of the weights in last.ckpt
 
     def on_train_start(self, trainer, pl_module) -> None:
         self.next_save = (pl_module.frames // self.every_frames + 1) * self.every_frames
+        if self.path.exists():  # resumed from it
+            self.saved_frames = pl_module.frames
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         if pl_module.frames >= self.next_save:
@@ -77,6 +80,7 @@ class LastCheckpoint(Callback):
 
     def save(self, trainer, pl_module) -> None:
         trainer.save_checkpoint(self.path, weights_only=False)
+        self.saved_frames = pl_module.frames
         if trainer.is_global_zero:
             history, evals = pl_module.game_history, pl_module.eval_history
             plot_returns(self.curve, history, evals, pl_module.cfg.env.id)

@@ -1,5 +1,5 @@
-"""What a run says when it ends (finished or stopped by a signal): where its files are, how its
-checkpoints scored, how fast it ran and how to resume it."""
+"""What a run says when it ends (finished, or stopped by a signal or an error): where its files
+are, how its checkpoints scored, how fast it ran and how to resume it."""
 
 from __future__ import annotations
 
@@ -30,8 +30,11 @@ def _scored(frames: int | None, eval_history: list) -> str:
     return f"{frames:,} frames, {mean}"
 
 
-def run_report(run_dir: Path, learner, clock: RunClock, budget: int, signal: str | None) -> str:
-    """The report's lines, and `report.json` written beside the checkpoints' dir."""
+def run_report(
+    run_dir: Path, learner, clock: RunClock, budget: int, saved: int | None, stopped_by: str | None
+) -> str:
+    """The report's lines, and `report.json` written beside the checkpoints' dir. `saved`: the
+    frames `last.ckpt` holds; `stopped_by`: the signal or error that ended training early."""
     checkpoints = run_dir / "checkpoints"
     last, best = checkpoints / "last.ckpt", checkpoints / "best.ckpt"
     evals = learner.eval_history
@@ -40,22 +43,23 @@ def run_report(run_dir: Path, learner, clock: RunClock, budget: int, signal: str
     seconds = time.perf_counter() - clock.started
     trained = learner.frames - clock.frames
     resume = f"python train.py ckpt_path={last}"
-    if signal:
-        status = f"stopped by {signal} at {learner.frames:,} of {budget:,} frames"
+    if stopped_by:
+        status = f"stopped by {stopped_by} at {learner.frames:,} of {budget:,} frames"
     else:
         status = f"finished: {learner.frames:,} frames"
         resume += f" frames={2 * budget}"
     lines = [
         f"run {status}",
         f"  run dir: {run_dir}",
-        f"  last:    {last} ({_scored(learner.frames if last.exists() else None, evals)})",
+        f"  last:    {last} ({_scored(saved if last.exists() else None, evals)})",
     ]
     if best.exists() and best_point:
         lines.append(f"  best:    {best} ({_scored(best_point[0], evals)})")
     speed = f"{trained:,} frames at {trained / seconds:,.0f} frames/s"
     took = f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
     lines.append(f"  time:    {took}, {speed}")
-    lines.append(f"  {'resume' if signal else 'extend'}:  {resume}")
+    if last.exists():
+        lines.append(f"  {'resume' if stopped_by else 'extend'}:  {resume}")
     final = dict(evals).get(learner.frames)
     record = {"run_dir": str(run_dir), "frames": learner.frames, "final_eval_mean": final}
     record["best_eval_mean"] = best_point[1] if best_point else None

@@ -128,11 +128,12 @@ def train(
     learner = build_learner(cfg, spec, checkpoints, overrides)
     shutdown = GracefulShutdown()
     clock = RunClock()
+    saves = LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames)
     callbacks = [
         clock,
         ActorSync(pool),
         shutdown,
-        LastCheckpoint(run_dir, cfg.callbacks.checkpoint_every_frames),  # saved before any eval
+        saves,  # saved before any evaluation
         PeriodicEvaluation(
             run_dir / "checkpoints",
             seed=cfg.seed,
@@ -152,12 +153,17 @@ def train(
     loader = DataLoader(
         learner.batches(RolloutDataset(pool, cfg.algo.batch_rollouts)), batch_size=None
     )
+    stopped_by = None
     try:
         trainer.fit(learner, loader, ckpt_path=cfg.ckpt_path, weights_only=True)
+    except Exception:
+        stopped_by = "an error"  # whose line follows the report
+        raise
     finally:
         finish_wandb()
-    if trainer.is_global_zero:
-        print(run_report(run_dir, learner, clock, cfg.frames, shutdown.signal_name()))
+        if trainer.is_global_zero:
+            stopped_by = stopped_by or shutdown.signal_name()
+            print(run_report(run_dir, learner, clock, cfg.frames, saves.saved_frames, stopped_by))
     if shutdown.exit_code() is not None:
         sys.exit(shutdown.exit_code())
     return learner.eval_history[-1][1] if learner.eval_history else learner.mean_return
