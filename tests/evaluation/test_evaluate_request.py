@@ -43,6 +43,8 @@ def test_a_wandb_artifact_without_a_server_is_one_line(monkeypatch):
         ("render=human", "render=human needs a display (DISPLAY is not set)"),
         ("render=true", "render plays one checkpoint; compare checkpoints without it"),
         ("replay=game-1.npz", "replay plays recorded actions: it takes no ckpt"),
+        ("greedy=2", "greedy must be true or false, got 2"),
+        ("greedy=yes", "greedy must be true or false, got 'yes'"),
     ],
 )
 def test_nonsense_values_are_one_line(monkeypatch, override, message):

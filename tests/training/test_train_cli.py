@@ -138,6 +138,8 @@ def test_spaceinvaders_adam(run_dir):
         ("+algo.entropy_cof=1", "algo.entropy_cof: unknown key; did you mean algo.entropy_coef?"),
         ("algo.lr_cooldown=2", "algo.lr_cooldown must be a fraction in [0, 1], got 2"),
         ("model.recurrent=maybe", "model.recurrent=maybe (Value 'maybe' is not a valid bool"),
+        ("callbacks.eval.at_end=0", "callbacks.eval.at_end must be true or false, got 0"),
+        ("-m model.recurrent=true,on", "model.recurrent must be true or false, got 'on'"),
         ("seed=abc", "seed=abc (Value 'abc' of type 'str' could not be converted to Integer"),
         ("env.obs_type=rbg", "env.obs_type must be one of grayscale, rgb, ram, got 'rbg'"),
         ("env.mode=99", "env.mode=99 is not one of ALE/Pong-v5's: 0, 1"),

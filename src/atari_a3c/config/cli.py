@@ -22,7 +22,12 @@ from omegaconf.errors import OmegaConfBaseException
 
 from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
 from atari_a3c.config.help import help_text
-from atari_a3c.config.hints import accepted_forms, refuse_argparse_flags, unknown_key
+from atari_a3c.config.hints import (
+    accepted_forms,
+    check_switches,
+    refuse_argparse_flags,
+    unknown_key,
+)
 from atari_a3c.errors import BadInput, RunFinished, TrainingStopped, fail
 
 log = logging.getLogger(__name__)
@@ -98,6 +103,7 @@ def check_command_line(
                 del first["hydra"]
             for i, overrides in enumerate(jobs):
                 cfg = compose(config_name, overrides=overrides) if i else first
+                check_switches(cfg, overrides)
                 try:
                     check(cfg, overrides)
                 except RunFinished:

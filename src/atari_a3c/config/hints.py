@@ -1,5 +1,6 @@
 """Hints for common command-line slips: a flag in argparse form, a whole number in scientific
-notation, a gymnasium id given to the `env` group, a misspelled or misplaced key."""
+notation, a gymnasium id given to the `env` group, a number given to a true-or-false key, a
+misspelled or misplaced key."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import difflib
 import re
 from pathlib import Path
 
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.errors import BadInput
@@ -64,6 +66,17 @@ def _env_option(arg: str, config_dir: Path) -> str:
         f"env={value}: env= takes a config name ({', '.join(options.values())}); "
         f"for another gymnasium id write env.id={value}"
     )
+
+
+def check_switches(cfg: DictConfig, overrides: list[str]) -> None:
+    """BadInput for `greedy=2` or `greedy=yes`: OmegaConf reads any number, `yes` or `on` as
+    a boolean, so on the command line a true-or-false key takes only true or false."""
+    for override in OverridesParser.create().parse_overrides(overrides):
+        if override.is_delete() or override.is_sweep_override():
+            continue
+        key, value = override.key_or_group, override.value()
+        if not isinstance(value, bool) and isinstance(OmegaConf.select(cfg, key), bool):
+            raise BadInput(f"{key} must be true or false, got {value!r}")
 
 
 def keys_of(cfg: DictConfig, prefix: str = "") -> list[str]:
