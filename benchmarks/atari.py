@@ -15,6 +15,8 @@ default) and the three final summaries; a record without one of them gets it add
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
 resumed. After every game it rewrites `<out>/summary.md` (one table, with human-normalized
 scores) and `<out>/curves.png`; `--summary` rewrites only those, from the records, offline.
+The summary ends with its games side by side with the default recipe's records
+(`benchmarks/atari/entropy0.015`; `--against` names others).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import contextlib
 import csv
 import json
+import os
 import shlex
 import signal
 import statistics
@@ -55,6 +58,8 @@ REFERENCE = {
 }
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
+DEFAULT_RECORDS = REPO / "benchmarks" / "atari"
+DEFAULT_RECIPE = DEFAULT_RECORDS / "entropy0.015"  # the default recipe's current records
 WALL_FILE = "bench_wall_seconds.json"
 START_FILE = "bench_start.json"  # the commit a run's training started at, and each resume's
 # evaluation protocols: how evaluate.py carried the policy's LSTM memory across a lost life
@@ -69,10 +74,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--frames", type=int, default=10_000_000, help="env frames per game")
     p.add_argument("--seeds", default="1", help="comma-separated seeds")
     p.add_argument("--episodes", type=int, default=30, help="greedy games of the final score")
-    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "atari", help="records")
+    p.add_argument("--out", type=Path, default=DEFAULT_RECORDS, help="records")
     p.add_argument("--runs", type=Path, default=REPO / "outputs" / "atari-bench", help="run dirs")
     summary = "only rewrite <out>/summary.md and curves.png from the records; nothing trains"
     p.add_argument("--summary", action="store_true", help=summary)
+    against = "records the summary compares with, game by game (default: the default recipe's)"
+    p.add_argument("--against", type=Path, default=DEFAULT_RECIPE, help=against)
     recipe = "train.py overrides for every run (algo=ppo model=impala_resnet); none: the default"
     p.add_argument("overrides", nargs="*", help=recipe)
     args = p.parse_args(argv)
@@ -371,6 +378,34 @@ def per_game_table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def versus_table(records: list[dict], baseline: list[dict], name: str) -> str:
+    """This recipe's games beside `baseline`'s (greedy, mean of seeds), and the median
+    human-normalized score of each over the games both have."""
+    lines = [
+        f"Side by side with `{name}` (greedy, mean of seeds):\n",
+        "| game | seeds | greedy | human-norm. | seeds there | greedy there | human-norm. there |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    theirs = by_game(baseline)
+    ours, both = [], []
+    for game, rows in by_game(records).items():
+        greedy = statistics.fmean(r["final"]["mean"] for r in rows)
+        row = f"| {game} | {len(rows)} | {greedy:,.1f} | {normalized(game, greedy):.3f} "
+        if game in theirs:
+            other = statistics.fmean(r["final"]["mean"] for r in theirs[game])
+            row += f"| {len(theirs[game])} | {other:,.1f} | {normalized(game, other):.3f} |"
+            ours.append(normalized(game, greedy))
+            both.append(normalized(game, other))
+        else:
+            row += "| 0 | - | - |"
+        lines.append(row)
+    if both:
+        lines.append(f"\nMedian human-normalized score over the {len(both)} games both have: "
+                     f"{statistics.median(ours):.3f} here, {statistics.median(both):.3f} "
+                     f"there.")  # fmt: skip
+    return "\n".join(lines)
+
+
 def by_game(records: list[dict]) -> dict[str, list[dict]]:
     groups: dict[str, list[dict]] = {}
     for r in records:
@@ -425,9 +460,15 @@ def plot(records: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def write_summary(out: Path) -> None:
+def write_summary(out: Path, against: Path) -> None:
+    """`<out>/summary.md` (with the records of `against` side by side, unless they are these)
+    and `<out>/curves.png`."""
     records = load_records(out)
-    (out / "summary.md").write_text(summary_table(records) + "\n")
+    text = summary_table(records)
+    if out.resolve() != against.resolve() and (baseline := load_records(against)):
+        name = os.path.relpath(against.resolve(), REPO)
+        text += "\n\n" + versus_table(records, baseline, name)
+    (out / "summary.md").write_text(text + "\n")
     plot(records, out / "curves.png")
 
 
@@ -436,7 +477,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.summary:
         if not any(args.out.glob("*-seed*.json")):
             sys.exit(f"no records under {args.out}")
-        write_summary(args.out)
+        write_summary(args.out, args.against)
         print((args.out / "summary.md").read_text())
         return
     args.out.mkdir(parents=True, exist_ok=True)
@@ -452,8 +493,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{game} seed {seed}: record exists, skipped")
                 continue
             path.write_text(json.dumps(result, indent=2) + "\n")
-            write_summary(args.out)
-    write_summary(args.out)
+            write_summary(args.out, args.against)
+    write_summary(args.out, args.against)
     print((args.out / "summary.md").read_text())
 
 

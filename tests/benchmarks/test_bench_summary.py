@@ -116,3 +116,25 @@ def test_summary_mode_rewrites_the_summary_from_the_records_and_trains_nothing(t
     assert (tmp_path / "curves.png").exists() and not (tmp_path / "pong-seed1").exists()
     with pytest.raises(SystemExit, match="no records under"):
         atari.main(["--summary", "--out", str(tmp_path / "empty")])
+
+
+def test_the_summary_sets_each_game_beside_the_records_it_is_compared_with(tmp_path):
+    human = {game: atari.REFERENCE[game][1] for game in ("pong", "qbert", "breakout")}
+    random = {game: atari.REFERENCE[game][0] for game in human}
+    ours, theirs = tmp_path / "ppo", tmp_path / "default"
+    for out, rows in {
+        ours: [record("pong", 1, human["pong"]), record("qbert", 1, human["qbert"])],
+        theirs: [record("pong", 1, random["pong"]), record("pong", 2, human["pong"]),
+                 record("breakout", 1, human["breakout"])],
+    }.items():  # fmt: skip
+        out.mkdir()
+        for r in rows:
+            curve = {"eval_curve": [], "frames": 1000}
+            (out / f"{r['game']}-seed{r['seed']}.json").write_text(atari.json.dumps(r | curve))
+    atari.main(["--summary", "--out", str(ours), "--against", str(theirs)])
+    summary = (ours / "summary.md").read_text()
+    assert f"| pong | 1 | {human['pong']:,.1f} | 1.000 | 2 | " in summary
+    assert "| qbert | 1 | 13,455.0 | 1.000 | 0 | - | - |" in summary
+    assert "over the 1 games both have: 1.000 here, 0.500 there." in summary
+    atari.main(["--summary", "--out", str(theirs), "--against", str(theirs)])
+    assert "Side by side" not in (theirs / "summary.md").read_text()
