@@ -82,6 +82,7 @@ def test_an_unknown_key_is_one_line_naming_the_closest_known_one():
     [
         (["ckpt=pretrained/pong", "episode=3"], "episode: unknown key; did you mean episodes?"),
         (["ckpt=pretrained/pong", "--episodes", "3"], "without dashes: episodes=3"),
+        (["ckpt=pretrained/pong", "env.id=Pong-v4"], "env.id: env holds one value, not keys"),
         ([f"ckpt={ROOT / 'src'}"], f"checkpoint is a directory: {ROOT / 'src'} (no .ckpt in it)"),
     ],
 )

@@ -21,6 +21,7 @@ from atari_a3c.envs.make import (
     is_registered,
     known_env_ids,
     obs_type,
+    v5_id_of,
 )
 from atari_a3c.errors import ConfigError
 
@@ -85,6 +86,13 @@ def validate_env(cfg: DictConfig) -> None:
         close = difflib.get_close_matches(str(env_id), known_env_ids(), n=3)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ConfigError(f"env.id: unknown env {env_id!r} (Atari ids are ALE/<Game>-v5){hint}")
+    if v5_id := v5_id_of(str(env_id)):
+        env = cfg.env
+        raise ConfigError(
+            f"env.id={env_id}: older gym Atari ids are not played here; env.id={v5_id} plays "
+            f"the game with the env config's frame skip ({env.frame_skip}) and sticky actions "
+            f"({env.sticky_action_prob})"
+        )
     if is_atari(env_id):
         check_values(cfg.env, EnvConfig, "env.", atari=True)
         check_rom(env_id)

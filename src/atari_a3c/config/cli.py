@@ -124,7 +124,27 @@ def composition_error(error: Exception, config_dir: Path, config_name: str) -> B
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             known = compose(config_name)
         return BadInput(unknown_key(key[1], known, f"{config_name}.py"))
+    if key := re.search(r"An item is already at '([^']+)'", str(error)):  # `+frames=10`
+        return BadInput(f"+{key[1]}: {key[1]} is already a key; set it without the +")
+    if override := re.match(r"Error merging override ([\w.]+)=(\S*)", str(error)):
+        key, value = override.groups()
+        cause = str(error.__cause__)
+        if "'dict'" in cause:  # `env.id=` where env holds one value
+            parent = key.rpartition(".")[0]
+            return BadInput(f"{key}: {parent} holds one value, not keys: {parent}={value}")
+        if "converted to Integer" in cause:  # `seed=1.5`, `frames=10M`
+            return BadInput(f"{key}={value}: {key} takes a whole number{_spelled(key, value)}")
     return BadInput(_one_line(error))
+
+
+SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9}
+
+
+def _spelled(key: str, value: str) -> str:
+    """`10M` spelled as the whole number it means (`; frames=10000000`), else nothing."""
+    if (number := re.fullmatch(r"(\d+(?:\.\d+)?)([kKMGB])", value)) is None:
+        return ""
+    return f"; write {key}={round(float(number[1]) * SUFFIXES[number[2]])}"
 
 
 def unwritable(path: Path) -> str | None:

@@ -34,6 +34,16 @@ def is_atari(env_id: str) -> bool:
     return env_id.startswith("ALE/")
 
 
+def v5_id_of(env_id: str) -> str | None:
+    """`PongNoFrameskip-v4` (an older gym id of an Atari game) -> `ALE/Pong-v5`; None for an id
+    that is not an older Atari one."""
+    spec = gym.registry.get(env_id)
+    if is_atari(env_id) or spec is None or spec.entry_point != "ale_py.env:AtariEnv":
+        return None
+    game = spec.kwargs["game"]
+    return next(i for i, s in gym.registry.items() if is_atari(i) and s.kwargs["game"] == game)
+
+
 def obs_type(env_cfg: DictConfig) -> str:
     """What an Atari env observes; configs older than `obs_type` say `grayscale: true/false`."""
     if env_cfg.get("obs_type") is not None:
