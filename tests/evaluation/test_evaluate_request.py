@@ -83,6 +83,9 @@ def test_an_unknown_key_is_one_line_naming_the_closest_known_one():
         (["ckpt=pretrained/pong", "episode=3"], "episode: unknown key; did you mean episodes?"),
         (["ckpt=pretrained/pong", "--episodes", "3"], "without dashes: episodes=3"),
         (["ckpt=pretrained/pong", "env.id=Pong-v4"], "env.id: env holds one value, not keys"),
+        (["pretrained/pong"], "pretrained/pong: settings are key=value; did you mean ckpt="),
+        (["ckpt=pretrained/pong", "render"], "render: settings are key=value; did you mean ren"),
+        (["ckpt=a.ckpt,b.ckpt"], "several values are a list here: ckpt=[a.ckpt,b.ckpt]"),
         ([f"ckpt={ROOT / 'src'}"], f"checkpoint is a directory: {ROOT / 'src'} (no .ckpt in it)"),
     ],
 )

@@ -50,6 +50,8 @@ def check_values(node, schema, prefix: str = "", algo: str = "", atari: bool = F
     algorithm `algo` (or an Atari env) needs may not be null."""
     types = typing.get_type_hints(schema)
     for field in dataclasses.fields(schema):
+        if field.name not in node:  # `~frames`
+            raise ConfigError(f"~{prefix}{field.name}: every run reads it; set it instead")
         value = OmegaConf.select(node, field.name)
         if dataclasses.is_dataclass(types[field.name]) and isinstance(value, DictConfig):
             check_values(value, types[field.name], f"{prefix}{field.name}.", algo, atari)

@@ -24,8 +24,10 @@ from atari_a3c.config import schema  # noqa: F401  (registers the config's types
 from atari_a3c.config.help import help_text
 from atari_a3c.config.hints import (
     accepted_forms,
+    bare_word,
     check_switches,
     refuse_argparse_flags,
+    sweep_without_m,
     unknown_key,
 )
 from atari_a3c.errors import BadInput, RunFinished, TrainingStopped, fail
@@ -94,6 +96,9 @@ def check_command_line(
         return argv  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
     args = _overrides(argv)
+    for word in (arg for arg in args if "=" not in arg and not arg.startswith("~")):  # `pong`
+        script = f"{config_name}.py"
+        raise BadInput(bare_word(word, _known(config_dir, config_name), config_dir, script))
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             jobs = _override_combinations(args, multirun)
@@ -120,10 +125,13 @@ def composition_error(error: Exception, config_dir: Path, config_name: str) -> B
     """Hydra's error composing the command line, as one line with a hint where one helps."""
     if isinstance(error, MissingConfigException):
         return BadInput(_missing_option_message(error))
+    script = f"{config_name}.py"
+    if deleted := re.match(r"Error merging override (~[\w.]+)", str(error)):  # `~algo.gamma`
+        return BadInput(f"{deleted[1]}: every run reads it; set it instead")
     if key := re.match(r"Could not override '([^']+)'", str(error)):
-        with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
-            known = compose(config_name)
-        return BadInput(unknown_key(key[1], known, f"{config_name}.py"))
+        return BadInput(unknown_key(key[1], _known(config_dir, config_name), script))
+    if setting := re.match(r"Ambiguous value for argument '([^']+)'", str(error)):
+        return BadInput(sweep_without_m(setting[1], script))
     if key := re.search(r"An item is already at '([^']+)'", str(error)):  # `+frames=10`
         return BadInput(f"+{key[1]}: {key[1]} is already a key; set it without the +")
     if override := re.match(r"Error merging override ([\w.]+)=(\S*)", str(error)):
@@ -145,6 +153,12 @@ def _spelled(key: str, value: str) -> str:
     if (number := re.fullmatch(r"(\d+(?:\.\d+)?)([kKMGB])", value)) is None:
         return ""
     return f"; write {key}={round(float(number[1]) * SUFFIXES[number[2]])}"
+
+
+def _known(config_dir: Path, config_name: str) -> DictConfig:
+    """The config without overrides: the keys a slip is compared with."""
+    with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
+        return compose(config_name)
 
 
 def unwritable(path: Path) -> str | None:

@@ -114,3 +114,30 @@ def unknown_key(key: str, cfg: DictConfig, script: str) -> str:
     if close:
         return f"{key}: unknown key; did you mean {' or '.join(close)}?"
     return f"{key}: unknown key (`python {script} --cfg job` lists every key)"
+
+
+def bare_word(word: str, cfg: DictConfig, config_dir: Path, script: str) -> str:
+    """The one line for a word without `=` (`python train.py pong`): the setting it likely is."""
+    envs = config_dir.parent / "env" if script == "evaluate.py" else config_dir / "env"
+    groups = [d.name for d in sorted(config_dir.iterdir()) if (d / f"{word}.yaml").is_file()]
+    if (envs / f"{word}.yaml").is_file():
+        guess = f"env={word}"
+    elif groups:
+        guess = f"{groups[0]}={word}"
+    elif word in keys_of(cfg):
+        guess = f"{word}=<value>"
+    elif script == "evaluate.py" and ("/" in word or word.endswith(".ckpt")):
+        guess = f"ckpt={word}"
+    elif word.endswith(".ckpt"):
+        guess = f"ckpt_path={word} (resume) or init_from={word}"
+    else:
+        return f"{word}: settings are key=value (`python {script} --help` lists them)"
+    return f"{word}: settings are key=value; did you mean {guess}?"
+
+
+def sweep_without_m(setting: str, script: str) -> str:
+    """The one line for `env=pong,breakout` without `-m`."""
+    if script == "evaluate.py":
+        key, _, values = setting.partition("=")
+        return f"{setting}: several values are a list here: {key}=[{values}]"
+    return f"{setting}: several values make a sweep; run it with -m: python {script} -m {setting}"
