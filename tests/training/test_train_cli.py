@@ -78,6 +78,7 @@ def test_a_run_ends_with_its_report_and_prints_no_library_tips(run_dir):
     assert re.fullmatch(r"  time:    \d+ s, [\d,]+ frames at [\d,]+ frames/s", report[3])
     last = run_dir / "checkpoints" / "last.ckpt"
     assert report[4] == f"  extend:  python train.py ckpt_path={last} frames=8000"
+    assert report[5] == f"  watch:   python evaluate.py ckpt={last} render=true"
     assert f"{frames['frames'] / 1000:.2f}k/{frames['frames'] / 1000:.2f}k" in result.stderr
 
 

@@ -1,5 +1,5 @@
 """What a run says when it ends (finished, or stopped by a signal or an error): where its files
-are, how its checkpoints scored, how fast it ran and how to resume it."""
+are, how its checkpoints scored, how fast it ran, how to resume it and how to watch it play."""
 
 from __future__ import annotations
 
@@ -60,6 +60,8 @@ def run_report(
     lines.append(f"  time:    {took}, {speed}")
     if last.exists():
         lines.append(f"  {'resume' if stopped_by else 'extend'}:  {resume}")
+        watched = best if best.exists() and best_point else last
+        lines.append(f"  watch:   python evaluate.py ckpt={watched} render=true")
     final = dict(evals).get(learner.frames)
     record = {"run_dir": str(run_dir), "frames": learner.frames, "final_eval_mean": final}
     record["best_eval_mean"] = best_point[1] if best_point else None
