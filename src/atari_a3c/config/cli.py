@@ -26,6 +26,7 @@ from atari_a3c.config.hints import (
     accepted_forms,
     bare_word,
     check_switches,
+    not_whole,
     refuse_argparse_flags,
     sweep_without_m,
     unknown_key,
@@ -96,9 +97,9 @@ def check_command_line(
         return argv  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
     args = _overrides(argv)
-    for word in (arg for arg in args if "=" not in arg and not arg.startswith("~")):  # `pong`
-        script = f"{config_name}.py"
-        raise BadInput(bare_word(word, _known(config_dir, config_name), config_dir, script))
+    if words := [arg for arg in args if "=" not in arg and not arg.startswith("~")]:  # `pong`
+        known = _known(config_dir, config_name)
+        raise BadInput(bare_word(words[0], known, config_dir, f"{config_name}.py"))
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             jobs = _override_combinations(args, multirun)
@@ -141,18 +142,8 @@ def composition_error(error: Exception, config_dir: Path, config_name: str) -> B
             parent = key.rpartition(".")[0]
             return BadInput(f"{key}: {parent} holds one value, not keys: {parent}={value}")
         if "converted to Integer" in cause:  # `seed=1.5`, `frames=10M`
-            return BadInput(f"{key}={value}: {key} takes a whole number{_spelled(key, value)}")
+            return BadInput(not_whole(key, value))
     return BadInput(_one_line(error))
-
-
-SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9}
-
-
-def _spelled(key: str, value: str) -> str:
-    """`10M` spelled as the whole number it means (`; frames=10000000`), else nothing."""
-    if (number := re.fullmatch(r"(\d+(?:\.\d+)?)([kKMGB])", value)) is None:
-        return ""
-    return f"; write {key}={round(float(number[1]) * SUFFIXES[number[2]])}"
 
 
 def _known(config_dir: Path, config_name: str) -> DictConfig:

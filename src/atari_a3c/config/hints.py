@@ -1,6 +1,6 @@
-"""Hints for common command-line slips: a flag in argparse form, a whole number in scientific
-notation, a gymnasium id given to the `env` group, a number given to a true-or-false key, a
-misspelled or misplaced key."""
+"""Hints for common command-line slips: a flag in argparse form, a word without `=`, a whole
+number in scientific notation or with a suffix (`10M`), a gymnasium id given to the `env` group,
+a number given to a true-or-false key, a list without `-m`, a misspelled or misplaced key."""
 
 from __future__ import annotations
 
@@ -77,6 +77,17 @@ def check_switches(cfg: DictConfig, overrides: list[str]) -> None:
         key, value = override.key_or_group, override.value()
         if not isinstance(value, bool) and isinstance(OmegaConf.select(cfg, key), bool):
             raise BadInput(f"{key} must be true or false, got {value!r}")
+
+
+SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9}
+
+
+def not_whole(key: str, value: str) -> str:
+    """The one line for `seed=1.5`, or `frames=10M` with the whole number it means."""
+    line = f"{key}={value}: {key} takes a whole number"
+    if number := re.fullmatch(r"(\d+(?:\.\d+)?)([kKMGB])", value):
+        line += f"; write {key}={round(float(number[1]) * SUFFIXES[number[2]])}"
+    return line
 
 
 def keys_of(cfg: DictConfig, prefix: str = "") -> list[str]:
