@@ -38,3 +38,6 @@ def test_a_slip_beside_help_gets_the_same_hint_and_exit_2():
     result = run_script("train.py", "algo=ppx", "--help", timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip().startswith("error: algo=ppx: unknown option; choose from a3c,")
+    result = run_script("train.py", "--help", "pong", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: pong: settings are key=value; did you mean env=pong?"

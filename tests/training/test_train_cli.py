@@ -261,6 +261,8 @@ def test_hydra_flags_and_their_values_are_not_overrides():
     check_command_line(ROOT / "conf", "train", check, ["--info", "config"])
     with pytest.raises(BadInput, match="frames must be"):
         check_command_line(ROOT / "conf", "train", check, ["-p", "algo", "frames=0"])
+    with pytest.raises(BadInput, match="pong: settings are key=value; did you mean env=pong?"):
+        check_command_line(ROOT / "conf", "train", check, ["--cfg", "job", "pong"])
 
 
 @pytest.mark.parametrize(

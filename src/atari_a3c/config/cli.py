@@ -69,17 +69,29 @@ INFO_FLAGS = {"--cfg", "-c", "--info", "-i", "--help", "-h", "--hydra-help", "--
 INFO_FLAGS |= {"-sc"}
 VALUE_FLAGS = {"--package", "-p", "--config-path", "-cp", "--config-name", "-cn"}
 VALUE_FLAGS |= {"--config-dir", "-cd", "--experimental-rerun"}
+INFO_VALUES = {"job", "hydra", "all", "config", "defaults"}  # what --cfg and --info take
+INFO_VALUES |= {"defaults-tree", "plugins", "searchpath"}
 HELP_FLAGS = {"--help", "-h"}  # ours: every key with its description
 HYDRA_FLAGS = INFO_FLAGS | VALUE_FLAGS | {"-m", "--multirun"}
 
 
 def _overrides(argv: list[str]) -> list[str]:
-    """The command line without Hydra's flags and their values."""
-    args, skip = [], False
+    """The command line without Hydra's flags and their values (`--cfg job`, `--info plugins`)."""
+    args, flag = [], None
     for arg in argv:
-        if not skip and not arg.startswith("-"):
+        value = flag in VALUE_FLAGS or (flag in INFO_FLAGS and arg in INFO_VALUES)
+        if not value and not arg.startswith("-"):
             args.append(arg)
-        skip = arg in VALUE_FLAGS
+        flag = arg
+    return args
+
+
+def _settings(argv: list[str], config_dir: Path, config_name: str) -> list[str]:
+    """The command line's settings; BadInput for a word among them without `=` (`pong`)."""
+    args = _overrides(argv)
+    if words := [arg for arg in args if "=" not in arg and not arg.startswith("~")]:
+        known = _known(config_dir, config_name)
+        raise BadInput(bare_word(words[0], known, config_dir, f"{config_name}.py"))
     return args
 
 
@@ -93,13 +105,10 @@ def check_command_line(
     """
     refuse_argparse_flags(argv, HYDRA_FLAGS)
     argv = accepted_forms(argv, config_dir)
+    args = _settings(argv, config_dir, config_name)
     if INFO_FLAGS.intersection(argv):
         return argv  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
-    args = _overrides(argv)
-    if words := [arg for arg in args if "=" not in arg and not arg.startswith("~")]:  # `pong`
-        known = _known(config_dir, config_name)
-        raise BadInput(bare_word(words[0], known, config_dir, f"{config_name}.py"))
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             jobs = _override_combinations(args, multirun)
@@ -192,7 +201,8 @@ def precheck(config_dir: Path, config_name: str, check: Check) -> None:
     try:
         if HELP_FLAGS.intersection(sys.argv[1:]):
             try:
-                print(help_text(config_dir, config_name, _overrides(sys.argv[1:])))
+                args = _settings(sys.argv[1:], config_dir, config_name)
+                print(help_text(config_dir, config_name, args))
             except (HydraException, OmegaConfBaseException) as error:  # overrides with --help
                 raise composition_error(error, config_dir, config_name) from None
             sys.exit(0)
