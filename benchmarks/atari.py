@@ -99,20 +99,24 @@ def commit() -> str:
     return git("rev-parse", "--short", "HEAD").stdout.strip() or "unknown"
 
 
-def tree_state() -> dict:
-    """HEAD's short hash and whether tracked files differ from it (untracked ones do not count)."""
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+def tree_state(out: Path) -> dict:
+    """HEAD's short hash and whether tracked files differ from it, apart from the bench's own
+    summary and curves under `out` (untracked files do not count)."""
+    spec = ["."]
+    if out.resolve().is_relative_to(REPO):
+        spec.append(f":(exclude){out.resolve().relative_to(REPO)}")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", *spec)
     return {"commit": commit(), "dirty": dirty.returncode != 0 or bool(dirty.stdout.strip())}
 
 
-def note_start(run_dir: Path, frames: int | None) -> None:
+def note_start(run_dir: Path, frames: int | None, out: Path) -> None:
     """Write down the tree a training starts from (`frames` None) or resumes from at `frames`."""
     path = run_dir / START_FILE
     start = json.loads(path.read_text()) if path.exists() else {}
     if frames is None:
-        start = tree_state()
+        start = tree_state(out)
     else:  # a run started by hand has no start of its own here: its resumes are still noted
-        start.setdefault("resumed", []).append({"frames": frames, **tree_state()})
+        start.setdefault("resumed", []).append({"frames": frames, **tree_state(out)})
     path.write_text(json.dumps(start, indent=2) + "\n")
 
 
@@ -177,7 +181,7 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     print(f"{game} seed {seed}: {'resuming at ' + str(meta['frames']) if meta else 'training'}")
     before = wall_seconds(run_dir) if meta else 0.0
     run_dir.mkdir(parents=True, exist_ok=True)
-    note_start(run_dir, meta["frames"] if meta else None)
+    note_start(run_dir, meta["frames"] if meta else None, args.out)
     start = time.perf_counter()
     try:
         run([*cmd, f"hydra.run.dir={run_dir}", *extra], run_dir.parent / f"{run_dir.name}.log")

@@ -1,5 +1,6 @@
 """The seven-game bench in-process: its table (median, targets) and how a stopped step reads."""
 
+import subprocess
 import sys
 
 import pytest
@@ -89,12 +90,27 @@ def test_a_record_names_the_commit_its_training_started_at_and_where_it_was_dirt
 
 
 def test_the_start_of_a_training_and_each_resume_are_written_down(tmp_path):
-    atari.note_start(tmp_path, None)
-    atari.note_start(tmp_path, 4000)
+    atari.note_start(tmp_path, None, tmp_path)
+    atari.note_start(tmp_path, 4000, tmp_path)
     start = atari.json.loads((tmp_path / atari.START_FILE).read_text())
     assert start["commit"] == atari.commit() and isinstance(start["dirty"], bool)
     resume = {"frames": 4000, "commit": start["commit"], "dirty": start["dirty"]}
     assert start["resumed"] == [resume]
+
+
+def test_the_bench_rewriting_its_own_summary_leaves_the_tree_clean(tmp_path, monkeypatch):
+    repo, git = tmp_path / "repo", ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    out = repo / "benchmarks" / "atari" / "ppo"
+    out.mkdir(parents=True)
+    (out / "summary.md").write_text("before\n")
+    (repo / "train.py").write_text("before\n")
+    for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "x"]):
+        subprocess.run([*git, *command], cwd=repo, check=True)
+    monkeypatch.setattr(atari, "REPO", repo)
+    (out / "summary.md").write_text("after\n")  # as the bench rewrites it after each record
+    assert atari.tree_state(out)["dirty"] is False
+    (repo / "train.py").write_text("after\n")
+    assert atari.tree_state(out)["dirty"] is True
 
 
 def test_the_summary_names_the_overrides_older_records_hold_in_their_command():
