@@ -10,6 +10,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from atari_a3c.config.algo_checks import validate_algo
+from atari_a3c.config.hints import removed_key
 from atari_a3c.config.keys import number
 from atari_a3c.config.preflight import check_rom
 from atari_a3c.config.schema import EnvConfig, TrainConfig
@@ -51,7 +52,7 @@ def check_values(node, schema, prefix: str = "", algo: str = "", atari: bool = F
     types = typing.get_type_hints(schema)
     for field in dataclasses.fields(schema):
         if field.name not in node:  # `~frames`
-            raise ConfigError(f"~{prefix}{field.name}: every run reads it; set it instead")
+            raise ConfigError(removed_key(f"{prefix}{field.name}"))
         value = OmegaConf.select(node, field.name)
         if dataclasses.is_dataclass(types[field.name]) and isinstance(value, DictConfig):
             check_values(value, types[field.name], f"{prefix}{field.name}.", algo, atari)

@@ -28,6 +28,7 @@ from atari_a3c.config.hints import (
     check_switches,
     not_whole,
     refuse_argparse_flags,
+    removed_key,
     sweep_without_m,
     unknown_key,
 )
@@ -136,8 +137,8 @@ def composition_error(error: Exception, config_dir: Path, config_name: str) -> B
     if isinstance(error, MissingConfigException):
         return BadInput(_missing_option_message(error))
     script = f"{config_name}.py"
-    if deleted := re.match(r"Error merging override (~[\w.]+)", str(error)):  # `~algo.gamma`
-        return BadInput(f"{deleted[1]}: every run reads it; set it instead")
+    if deleted := re.match(r"Error merging override ~([\w.]+)", str(error)):  # `~algo.gamma`
+        return BadInput(removed_key(deleted[1]))
     if key := re.match(r"Could not override '([^']+)'", str(error)):
         return BadInput(unknown_key(key[1], _known(config_dir, config_name), script))
     if setting := re.match(r"Ambiguous value for argument '([^']+)'", str(error)):

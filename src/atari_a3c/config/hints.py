@@ -90,6 +90,11 @@ def not_whole(key: str, value: str) -> str:
     return line
 
 
+def removed_key(key: str) -> str:
+    """The one line for `~frames` or `~algo.gamma`: a key every run reads cannot be removed."""
+    return f"~{key}: every run reads it; set it instead"
+
+
 def keys_of(cfg: DictConfig, prefix: str = "") -> list[str]:
     """Every key of `cfg` as a dotted path, internal ones (`_target_`) aside."""
     keys = []
