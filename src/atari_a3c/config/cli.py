@@ -68,6 +68,7 @@ def _override_combinations(args: list[str], multirun: bool) -> list[list[str]]:
 Check = Callable[[DictConfig, list], object]
 INFO_FLAGS = {"--cfg", "-c", "--info", "-i", "--help", "-h", "--hydra-help", "--shell-completion"}
 INFO_FLAGS |= {"-sc"}
+COMPLETION_FLAGS = {"--shell-completion", "-sc"}  # their values (`install=bash`) are not settings
 VALUE_FLAGS = {"--package", "-p", "--config-path", "-cp", "--config-name", "-cn"}
 VALUE_FLAGS |= {"--config-dir", "-cd", "--experimental-rerun"}
 INFO_VALUES = {"job", "hydra", "all", "config", "defaults"}  # what --cfg and --info take
@@ -106,14 +107,16 @@ def check_command_line(
     """
     refuse_argparse_flags(argv, HYDRA_FLAGS)
     argv = accepted_forms(argv, config_dir)
+    if COMPLETION_FLAGS.intersection(argv):
+        return argv
     args = _settings(argv, config_dir, config_name)
-    if INFO_FLAGS.intersection(argv):
-        return argv  # Hydra prints and exits: nothing runs
     multirun = "-m" in argv or "--multirun" in argv
     try:
         with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
             jobs = _override_combinations(args, multirun)
             first = compose(config_name, jobs[0], return_hydra_config=True)
+            if INFO_FLAGS.intersection(argv):
+                return argv  # the settings compose; Hydra prints them and exits: nothing runs
             _check_hydra(first, multirun)
             with open_dict(first):
                 del first["hydra"]
