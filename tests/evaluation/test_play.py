@@ -90,3 +90,18 @@ def test_games_report_the_policy_entropy_argmax_play_chooses_among():
     dqn = compose("experiment=cartpole_dqn")
     [game] = play_module.play(dqn, head_policy(dqn, [0.0, 0.0]), 1, seed=0)
     assert game.entropy is None and "mean_entropy" not in play_module.summarize([game])
+
+
+def test_argmax_play_that_repeats_one_game_is_named():
+    cfg = compose("env=breakout", "env.max_episode_frames=2000", "env.noop_max=0")
+    games = play_module.play(cfg, noop_policy(cfg), 3, seed=0)
+    note = play_module.one_game_repeated(games)
+    assert note.startswith(f"note: all 3 games scored 0.0 in {games[0].length} steps")
+    cartpole = compose("experiment=cartpole")
+    different = play_module.play(cartpole, noop_policy(cartpole), 3, seed=0)
+    assert play_module.one_game_repeated(different) is None
+    assert play_module.one_game_repeated(games[:1]) is None
+    shifted = [play_module.Game(70.0, steps, 0, 1.0) for steps in (525, 529)]  # no-op starts
+    assert "scored 70.0 in 525-529 steps" in play_module.one_game_repeated(shifted)
+    perfect = [play_module.Game(21.0, steps, 0, 1.0) for steps in (1600, 1700)]
+    assert play_module.one_game_repeated(perfect) is None, "same score, other games"

@@ -226,5 +226,21 @@ def mean_entropy(games: list[Game]) -> dict[str, float]:
     return {"mean_entropy": sum(g.entropy * g.length for g in games) / steps}
 
 
+def one_game_repeated(games: list[Game]) -> str | None:
+    """A note when every game scored the same in nearly the same steps (within 2%: the no-op
+    starts shift them): argmax play in a deterministic emulator can repeat one game from every
+    start, whatever sampled play scores."""
+    lengths = [g.length for g in games]
+    if len(games) < 2 or len({g.score for g in games}) > 1:
+        return None
+    if max(lengths) - min(lengths) > 0.02 * statistics.fmean(lengths):
+        return None
+    steps = f"{min(lengths)}-{max(lengths)}" if max(lengths) > min(lengths) else min(lengths)
+    return (
+        f"note: all {len(games)} games scored {games[0].score:.1f} in {steps} steps: the argmax "
+        "policy repeats one game; greedy=false plays actions sampled from the policy"
+    )
+
+
 def as_rows(games: list[Game]) -> list[dict]:
     return [{f.name: getattr(g, f.name) for f in fields(g) if f.name != "recording"} for g in games]

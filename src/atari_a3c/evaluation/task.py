@@ -25,7 +25,7 @@ from atari_a3c.envs.make import env_spec
 from atari_a3c.errors import ConfigError
 from atari_a3c.evaluation import recorded
 from atari_a3c.evaluation.compare import paired_rows, print_rows
-from atari_a3c.evaluation.play import Game, as_rows, play, summarize
+from atari_a3c.evaluation.play import Game, as_rows, one_game_repeated, play, summarize
 from atari_a3c.evaluation.video import save_videos
 
 CONF_ENV = Path(__file__).resolve().parents[3] / "conf" / "env"
@@ -192,6 +192,8 @@ def evaluate(cfg: DictConfig) -> float:
     )
     summary = summarize(games)
     print_table(summary)
+    if cfg.greedy and (note := one_game_repeated(games)):
+        print(note)
     if out is not None:
         write_results(out, games, summary, checkpoint[KEY] | {"env_id": train_cfg.env.id})
         for i, game in enumerate(games):
