@@ -124,6 +124,13 @@ def test_spaceinvaders_adam(run_dir):
         ("env=pongg", "env=pongg: unknown option; choose from beamrider, breakout"),
         ("optim=sgdd", "optim=sgdd: unknown option"),
         ("nonsense=1", "nonsense: unknown key (`python train.py --cfg job` lists every key)"),
+        (
+            "total_timesteps=1",
+            "total_timesteps: unknown key; did you mean frames (emulator frames, 4",
+        ),
+        ("trainer.max_steps=1", "trainer.max_steps: unknown key; did you mean frames (emulator"),
+        ("update_epochs=4", "update_epochs: unknown key; did you mean algo.epochs (with algo=ppo)"),
+        ("num_envs=8", "num_envs: unknown key; did you mean envs_per_worker (envs each of the"),
         ("lr=1e-4", "lr: unknown key; did you mean optim.lr?"),
         ("optim.learning_rate=1e-4", "optim.learning_rate: unknown key; did you mean optim.lr?"),
         ("algo.gama=0.9", "algo.gama: unknown key; did you mean algo.gamma?"),

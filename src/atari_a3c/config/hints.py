@@ -124,8 +124,35 @@ def closest_keys(key: str, known: list[str]) -> list[str]:
     return difflib.get_close_matches(key, known, n=2)
 
 
+PPO_ONLY = "with algo=ppo"
+# what CleanRL, Stable-Baselines3 and Lightning call a setting -> its name here
+OTHER_TOOLS_NAMES = {
+    "total_timesteps": "frames (emulator frames, 4 per agent step)",
+    "n_timesteps": "frames (emulator frames, 4 per agent step)",
+    "max_steps": "frames (emulator frames, 4 per agent step)",
+    "max_time": "frames (emulator frames, 4 per agent step)",
+    "num_envs": "envs_per_worker (envs each of the `workers` actors steps)",
+    "n_envs": "envs_per_worker (envs each of the `workers` actors steps)",
+    "learning_rate": "optim.lr",
+    "num_steps": "algo.unroll (agent steps per rollout)",
+    "n_steps": "algo.unroll (agent steps per rollout)",
+    "update_epochs": f"algo.epochs ({PPO_ONLY})",
+    "n_epochs": f"algo.epochs ({PPO_ONLY})",
+    "num_minibatches": f"algo.minibatches ({PPO_ONLY})",
+    "clip_range": f"algo.clip_coef ({PPO_ONLY})",
+    "vf_coef": "algo.value_coef",
+    "anneal_lr": "algo.lr_cooldown (1.0: down to zero over the whole budget)",
+    "gpus": "trainer.accelerator=gpu trainer.devices=<count>",
+    "device": "trainer.accelerator (auto, cpu or gpu)",
+    "env_id": "env (a config name: env=breakout)",
+}
+
+
 def unknown_key(key: str, cfg: DictConfig, script: str) -> str:
-    """The one line for a key the config lacks, with the closest known keys."""
+    """The one line for a key the config lacks: its name here if other tools use it, else the
+    closest known keys."""
+    if ours := OTHER_TOOLS_NAMES.get(key.rpartition(".")[2]):
+        return f"{key}: unknown key; did you mean {ours}?"
     close = closest_keys(key, keys_of(cfg))
     if close:
         return f"{key}: unknown key; did you mean {' or '.join(close)}?"
