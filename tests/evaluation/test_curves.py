@@ -15,7 +15,7 @@ def test_history_stays_bounded_and_keeps_every_games_weight(tmp_path):
     assert len(history.points) < 64 and games.sum() == len(scores)
     assert np.isclose(np.average(means, weights=games), scores.mean())
     assert np.all(np.diff(frames) > 0) and np.all(np.diff(means) > 0)  # the curve's shape
-    plot_returns(tmp_path / "returns.png", history, [(5_000_000, 0.0)], "ALE/Pong-v5")
+    plot_returns(tmp_path / "returns.png", history, [(5_000_000, 0.0)], "ALE/Pong-v5", True)
     assert (tmp_path / "returns.png").stat().st_size > 0
 
 
@@ -29,7 +29,9 @@ def test_a_short_run_gets_a_titled_curve_without_empty_entries():
     ax = one_game.axes[0]
     assert ax.get_title() == "CartPole-v1: game scores"
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert labels == ["training game", "greedy evaluation mean"]
+    assert labels == ["training game", "evaluation mean (greedy)"]
+    sampled = returns_figure(GameHistory(), [(2000, 30.0)], "CartPole-v1", greedy=False)
+    assert sampled.axes[0].get_lines()[0].get_label() == "evaluation mean (sampled)"
     nothing = returns_figure(GameHistory(), [], "CartPole-v1").axes[0]
     assert [t.get_text() for t in nothing.texts] == ["no finished game yet"]
 

@@ -87,9 +87,13 @@ class ModelConfig:
 
 @dataclass
 class EvalConfig:
-    every_frames: int = key(POSITIVE, doc="play greedy games in a background process this often")
+    every_frames: int = key(POSITIVE, doc="play games in a background process this often")
     episodes: int = key(POSITIVE, doc="games per evaluation (eval/return_mean; keeps best.ckpt)")
     at_end: bool = key(doc="score the final weights too (a sweep's metric)")
+    greedy: bool = key(
+        doc="argmax actions; false: actions sampled from the policy (DQN: epsilon-greedy at its "
+        "final epsilon), for games where argmax play repeats one game"
+    )
 
 
 @dataclass

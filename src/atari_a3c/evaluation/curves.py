@@ -15,7 +15,9 @@ from atari_a3c.learners.game_history import GameHistory  # noqa: E402
 WINDOW = 100
 
 
-def returns_figure(history: GameHistory, evals: list[tuple[int, float]], game: str):
+def returns_figure(
+    history: GameHistory, evals: list[tuple[int, float]], game: str, greedy: bool = True
+):
     """Training scores (binned means once there are many), their running mean over about 100
     games once there are two, and the evaluation means, under the game's name."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
@@ -33,7 +35,8 @@ def returns_figure(history: GameHistory, evals: list[tuple[int, float]], game: s
             ax.plot(frames[width - 1 :], running, color="tab:blue", label="mean of 100")
     if evals:
         frames, means = np.array(evals, dtype=float).T
-        ax.plot(frames, means, "o-", color="tab:red", label="greedy evaluation mean")
+        actions = "greedy" if greedy else "sampled"
+        ax.plot(frames, means, "o-", color="tab:red", label=f"evaluation mean ({actions})")
     if not (history.points or evals):
         ax.text(0.5, 0.5, "no finished game yet", ha="center", transform=ax.transAxes)
     ax.set_title(f"{game}: game scores")
@@ -46,8 +49,10 @@ def returns_figure(history: GameHistory, evals: list[tuple[int, float]], game: s
     return fig
 
 
-def plot_returns(path: Path, history: GameHistory, evals: list[tuple[int, float]], game: str):
+def plot_returns(
+    path: Path, history: GameHistory, evals: list[tuple[int, float]], game: str, greedy: bool
+):
     """Write the learning curve to `path` (PNG)."""
-    fig = returns_figure(history, evals, game)
+    fig = returns_figure(history, evals, game, greedy)
     fig.savefig(path)
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""Greedy full games in a background process every so many frames; keeps the best checkpoint."""
+"""Full games in a background process every so many frames; keeps the best checkpoint."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 
 
 class PeriodicEvaluation(Callback):
-    """Every `every_frames` frames, snapshot a checkpoint and score it in its own process.
+    """Every `every_frames` frames, snapshot a checkpoint and score it in its own process, with
+    greedy (argmax) actions or, with `greedy` false, actions sampled from the policy.
 
     Logs `eval/return_mean` (and std) at the snapshot's frame count when the games are done, keeps
     `best.ckpt` by that mean (the later of equal ones), and scores the final weights once more when
@@ -38,12 +39,13 @@ class PeriodicEvaluation(Callback):
         episodes: int,
         seed: int,
         at_end: bool,
+        greedy: bool = True,
         stopping: Callable[[], bool] = lambda: False,
     ):
         self.dir = Path(dirpath)
         self.stopping = stopping  # a signal asked to stop: end a running evaluation, start none
         self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
-        self.at_end = at_end
+        self.at_end, self.greedy = at_end, greedy
         self.ctx = context()
         self.results = self.ctx.Queue()
         self.process: mp.Process | None = None
@@ -119,9 +121,11 @@ class PeriodicEvaluation(Callback):
         trainer.save_checkpoint(
             self.candidate, weights_only=False
         )  # every rank takes part; rank 0 writes
-        if not trainer.is_global_zero:
-            return
-        args = (str(self.candidate), self.episodes, self.seed, self.results)
+        if trainer.is_global_zero:
+            self._score_candidate()
+
+    def _score_candidate(self) -> None:
+        args = (str(self.candidate), self.episodes, self.seed, self.greedy, self.results)
         self.process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
         self.process.start()
 

@@ -195,13 +195,14 @@ def play_batched(
             first[slot] = games.step(slot, action, entropy)
 
 
-def score_checkpoint(path: str, episodes: int, seed: int, results) -> None:
-    """Evaluation process entry: play `episodes` greedy games with the checkpoint's policy and
-    put their scores on `results`. Imports no Lightning: the fork server has its modules loaded."""
+def score_checkpoint(path: str, episodes: int, seed: int, greedy: bool, results) -> None:
+    """Evaluation process entry: play `episodes` games (greedy or sampled) with the checkpoint's
+    policy and put their scores on `results`. Imports no Lightning: the fork server has its
+    modules loaded."""
     become_child()
     torch.set_num_threads(1)
     cfg, model = policy_from_checkpoint(load_checkpoint(path))
-    results.put([game.score for game in play(cfg, model, episodes, seed)])
+    results.put([game.score for game in play(cfg, model, episodes, seed, greedy)])
 
 
 def summarize(games: list[Game]) -> dict[str, float]:

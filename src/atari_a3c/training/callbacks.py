@@ -83,7 +83,8 @@ class LastCheckpoint(Callback):
         self.saved_frames = pl_module.frames
         if trainer.is_global_zero:
             history, evals = pl_module.game_history, pl_module.eval_history
-            plot_returns(self.curve, history, evals, pl_module.cfg.env.id)
+            cfg = pl_module.cfg
+            plot_returns(self.curve, history, evals, cfg.env.id, cfg.callbacks.eval.greedy)
 
 
 class StopWhenSolved(Callback):
