@@ -25,9 +25,10 @@ class TrainingStopped(RuntimeError):
 class RunFinished(Exception):
     """A resumed run whose frame budget is already spent: said in one line, exit code 0."""
 
-    def __init__(self, message: str, metric: float):
+    def __init__(self, message: str, metric: float, run_dir: str, frames: int, evals: list):
         super().__init__(message)
         self.metric = metric  # the run's last evaluation mean (a sweep's metric)
+        self.run_dir, self.frames, self.evals = run_dir, frames, evals  # for a sweep's job table
 
 
 class ActorFailure(TrainingStopped):

@@ -65,3 +65,16 @@ def test_resuming_a_finished_run_says_so_and_exits_0_at_once(finished_run):
     assert f"{finished_run} is finished: {frames(last):,} of frames=3,000 trained" in result.stdout
     assert "raise frames=" in result.stdout
     assert snapshot(finished_run) == before
+
+
+def test_a_sweep_job_finding_its_run_finished_shows_that_runs_row(finished_run, tmp_path):
+    last = finished_run / "checkpoints" / "last.ckpt"
+    before = snapshot(finished_run)
+    sweep = ("-m", f"hydra.sweep.dir={tmp_path}", f"ckpt_path={last}")
+    result = run_script("train.py", *sweep, "callbacks.eval.episodes=1,2", timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    table = result.stdout[result.stdout.index("multirun of 2 jobs") :].splitlines()[2:]
+    for episodes, row in zip((1, 2), table, strict=True):
+        assert row.split()[:2] == [f"callbacks.eval.episodes={episodes}", f"{frames(last):,}"]
+        assert row.endswith(str(finished_run)), row
+    assert snapshot(finished_run) == before

@@ -53,8 +53,12 @@ def check_unfinished(path: str | Path, checkpoint: dict, budget: int) -> None:
         return
     evals = meta["eval_history"]
     metric = evals[-1][1] if evals else math.nan
+    run_dir = Path(path).resolve().parent.parent
     raise RunFinished(
-        f"{Path(path).resolve().parent.parent} is finished: {meta['frames']:,} of "
-        f"frames={budget:,} trained; raise frames= (frames={2 * budget}) to train it further",
+        f"{run_dir} is finished: {meta['frames']:,} of frames={budget:,} trained; raise "
+        f"frames= (frames={2 * budget}) to train it further",
         metric,
+        str(run_dir),
+        meta["frames"],
+        evals,
     )

@@ -4,6 +4,8 @@ learner (seconds of start-up on a small machine)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
@@ -11,8 +13,10 @@ from atari_a3c.actors.pool import ActorPool, slot_layout
 from atari_a3c.actors.shared import SharedWeights
 from atari_a3c.config.job import CHECKED, check, job_key
 from atari_a3c.envs.make import EnvSpec
+from atari_a3c.errors import RunFinished
 from atari_a3c.hardware import learner_processes
 from atari_a3c.models.actor_critic import build_model
+from atari_a3c.training.job_table import write_report
 
 
 def build_pool(cfg: DictConfig, spec: EnvSpec) -> ActorPool:
@@ -33,7 +37,13 @@ def run_training(cfg: DictConfig) -> float:
     """Check the job, launch its actors, then train; returns the sweep metric."""
     overrides = list(HydraConfig.get().overrides.task)
     checked = CHECKED.pop(job_key(overrides), None)
-    cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
+    try:
+        cfg, overrides, spec, checkpoints = check(cfg, overrides, checked)
+    except RunFinished as finished:  # a sweep's job: its row in the job table is the run's
+        job_dir = Path(HydraConfig.get().runtime.output_dir).resolve()
+        if job_dir != Path(finished.run_dir):
+            write_report(job_dir, finished.run_dir, finished.frames, finished.evals)
+        raise
     pool = build_pool(cfg, spec)
     if one_learner_process(cfg):
         pool.launch()

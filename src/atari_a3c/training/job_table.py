@@ -12,6 +12,20 @@ from omegaconf import DictConfig, OmegaConf
 REPORT = "report.json"  # in each run dir
 
 
+def best_evaluation(evals: list) -> tuple | None:
+    """The (frames, mean) of the best evaluation, the later of equal means (as `best.ckpt`)."""
+    return max(reversed(evals), key=lambda point: point[1]) if evals else None
+
+
+def write_report(job_dir: Path, run_dir: Path | str, frames: int, evals: list) -> None:
+    """`report.json` in `job_dir`: the run's dir and frames, its evaluation mean at those
+    frames and its best one."""
+    best = best_evaluation(evals)
+    record = {"run_dir": str(run_dir), "frames": frames, "final_eval_mean": dict(evals).get(frames)}
+    record["best_eval_mean"] = best[1] if best else None
+    (Path(job_dir) / REPORT).write_text(json.dumps(record))
+
+
 def _mean(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
@@ -19,7 +33,8 @@ def _mean(value: float | None) -> str:
 class JobTable(Callback):
     """At the end of a multirun, one row per job: its own overrides (those all jobs share
     aside), frames, final and best
-    evaluation means and run dir (from each job's `report.json`; none: the job failed)."""
+    evaluation means and run dir (from each job's `report.json`; none: the job failed; a job
+    that found its run finished shows that run's)."""
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
         sweep = Path(config.hydra.sweep.dir)

@@ -3,13 +3,12 @@ are, how its checkpoints scored, how fast it ran, how to resume it and how to wa
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from lightning.pytorch.callbacks import Callback
 
-from atari_a3c.training.job_table import REPORT
+from atari_a3c.training.job_table import best_evaluation, write_report
 
 
 class RunClock(Callback):
@@ -38,8 +37,7 @@ def run_report(
     checkpoints = run_dir / "checkpoints"
     last, best = checkpoints / "last.ckpt", checkpoints / "best.ckpt"
     evals = learner.eval_history
-    # best.ckpt: the later of equal means
-    best_point = max(reversed(evals), key=lambda point: point[1]) if evals else None
+    best_point = best_evaluation(evals)
     seconds = time.perf_counter() - clock.started
     trained = learner.frames - clock.frames
     resume = f"python train.py ckpt_path={last}"
@@ -62,8 +60,5 @@ def run_report(
         lines.append(f"  {'resume' if stopped_by else 'extend'}:  {resume}")
         watched = best if best.exists() and best_point else last
         lines.append(f"  watch:   python evaluate.py ckpt={watched} render=true")
-    final = dict(evals).get(learner.frames)
-    record = {"run_dir": str(run_dir), "frames": learner.frames, "final_eval_mean": final}
-    record["best_eval_mean"] = best_point[1] if best_point else None
-    (run_dir / REPORT).write_text(json.dumps(record))
+    write_report(run_dir, run_dir, learner.frames, evals)
     return "\n".join(lines)
