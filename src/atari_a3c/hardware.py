@@ -48,17 +48,23 @@ def learner_device(accelerator: str) -> str:
     return "cpu"
 
 
+def gpu_capability() -> tuple[int, int]:
+    """The current CUDA device's compute capability, (major, minor)."""
+    return torch.cuda.get_device_capability()
+
+
 def resolve_precision(precision: str, device: str = "cpu") -> str:
     """`auto` -> the precision the learning device does natively: bf16-mixed on CUDA GPUs of
     compute capability 8.0+ and on CPUs with AMX or AVX512-BF16, else 32-true (on CUDA with
     TF32 matrix products). Never fp16: its loss scaling would need clipping inside the plugin."""
     if device == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
+        # TF32 matrix products (cuDNN's convolutions use TF32 by default). Not the per-backend
+        # `fp32_precision`: set alone, it makes the getter Lightning's CUDA accelerator reads raise.
+        torch.set_float32_matmul_precision("high")
     if precision != "auto":
         return precision
     if device == "cuda":
-        return "bf16-mixed" if torch.cuda.get_device_capability() >= (8, 0) else "32-true"
+        return "bf16-mixed" if gpu_capability() >= (8, 0) else "32-true"
     if device == "cpu" and bf16_supported():
         return "bf16-mixed"
     return "32-true"

@@ -153,15 +153,25 @@ def test_only_what_the_losses_read_goes_to_the_device_and_the_bookkeeping_stays(
     assert learner.transfer_batch_to_device(batch, torch.device("cpu"), 0) is batch
 
 
+@pytest.fixture
+def matmul_precision():
+    """The default fp32 matmul precision for the test, the process's own restored after it."""
+    saved = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    yield
+    torch.set_float32_matmul_precision(saved)
+
+
 @pytest.mark.parametrize(
     ("capability", "expected"),
     [((9, 0), "bf16-mixed"), ((8, 0), "bf16-mixed"), ((7, 5), "32-true")],
 )
-def test_auto_precision_follows_the_gpus_compute_capability(monkeypatch, capability, expected):
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *_: capability)
-    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+def test_auto_precision_follows_the_gpus_compute_capability(
+    monkeypatch, matmul_precision, capability, expected
+):
+    monkeypatch.setattr(hardware, "gpu_capability", lambda: capability)
     assert hardware.resolve_precision("auto", "cuda") == expected
-    assert torch.backends.cuda.matmul.allow_tf32  # fp32 products in TF32 where they remain
+    assert torch.get_float32_matmul_precision() == "high"  # fp32 products in TF32 where they remain
     assert hardware.resolve_precision("32-true", "cuda") == "32-true"  # a choice is kept
 
 
