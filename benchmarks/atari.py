@@ -16,7 +16,7 @@ A game whose record exists is skipped; a run dir holding a `last.ckpt` short of 
 resumed. After every game it rewrites `<out>/summary.md` (one table, with human-normalized
 scores) and `<out>/curves.png`; `--summary` rewrites only those, from the records, offline.
 The summary ends with its games side by side with the default recipe's records
-(`benchmarks/atari/entropy0.015`; `--against` names others).
+(`benchmarks/atari/default`; `--against` names others).
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ from pathlib import Path
 import matplotlib
 import torch
 
+from atari_a3c.envs.games import GAMES
+from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN, human_normalized
 from atari_a3c.hardware import bf16_supported, cpu_model
 
 matplotlib.use("Agg")
@@ -46,20 +48,20 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 KEY = "atari_a3c"
-# game: (random, human, SB3 zoo A2C after 40M frames): the issue's targets at 10M frames.
-REFERENCE = {
-    "pong": (-20.7, 14.6, 19.0),
-    "breakout": (1.7, 30.5, 280.0),
-    "spaceinvaders": (148.0, 1668.7, 627.0),
-    "beamrider": (363.9, 16926.5, 2890.0),
-    "qbert": (163.9, 13455.0, 3882.0),
-    "mspacman": (307.3, 6951.6, 1672.0),
-    "seaquest": (68.4, 42054.7, 1721.0),
+# game: SB3 zoo A2C's published score after 40M frames, the seven games' targets at 10M frames
+SB3_A2C_40M = {
+    "pong": 19.0,
+    "breakout": 280.0,
+    "spaceinvaders": 627.0,
+    "beamrider": 2890.0,
+    "qbert": 3882.0,
+    "mspacman": 1672.0,
+    "seaquest": 1721.0,
 }
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
 DEFAULT_RECORDS = REPO / "benchmarks" / "atari"
-DEFAULT_RECIPE = DEFAULT_RECORDS / "entropy0.015"  # the default recipe's current records
+DEFAULT_RECIPE = DEFAULT_RECORDS / "default"  # the default recipe's current records
 WALL_FILE = "bench_wall_seconds.json"
 START_FILE = "bench_start.json"  # the commit a run's training started at, and each resume's
 # evaluation protocols: how evaluate.py carried the policy's LSTM memory across a lost life
@@ -70,7 +72,7 @@ LIFE_MEMORY_COMMIT = "d65600d"  # evaluate.py restarts the memory at a lost life
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python benchmarks/atari.py", description=__doc__)
-    p.add_argument("--games", default=",".join(REFERENCE), help="comma-separated conf/env names")
+    (p.add_argument("--games", default=",".join(SB3_A2C_40M), help="comma-separated game names"))
     p.add_argument("--frames", type=int, default=10_000_000, help="env frames per game")
     p.add_argument("--seeds", default="1", help="comma-separated seeds")
     p.add_argument("--episodes", type=int, default=30, help="greedy games of the final score")
@@ -85,9 +87,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.games = args.games.split(",")
     args.seeds = [int(s) for s in args.seeds.split(",")]
-    unknown = [g for g in args.games if not (REPO / "conf" / "env" / f"{g}.yaml").exists()]
-    if unknown:
-        p.error(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(REFERENCE)}")
+    if unknown := [g for g in args.games if g not in GAMES]:
+        p.error(
+            f"unknown game(s) {', '.join(unknown)} (`python -m atari_a3c.envs.games` lists them)"
+        )
     return args
 
 
@@ -263,9 +266,10 @@ def missing_scores(result: dict) -> list[str]:
     return [key for key in SCORES if key not in result]
 
 
-def normalized(game: str, score: float) -> float:
-    random, human, _ = REFERENCE[game]
-    return (score - random) / (human - random)
+def norm_cell(game: str, score: float) -> str:
+    """The human-normalized score as a table cell; `-` for a game outside the 57."""
+    value = human_normalized(game, score)
+    return "-" if value is None else f"{value:.3f}"
 
 
 def load_records(out: Path) -> list[dict]:
@@ -286,8 +290,8 @@ def summary_table(records: list[dict]) -> str:
             f"| {r['game']} | {r['seed']} | {final['mean']:.1f} +- {final['std']:.1f} "
             f"| {final['median']:.1f} | {cell(r.get('final_sampled'))} "
             f"| {cell(r.get('final_best'))} "
-            f"| {target(r)[0]:g} "
-            f"| {normalized(r['game'], final['mean']):.3f} | {r['wall_clock_minutes']:.0f} "
+            f"| {goal_cell(r)} "
+            f"| {norm_cell(r['game'], final['mean'])} | {r['wall_clock_minutes']:.0f} "
             f"| {r['frames_per_second']:,.0f} | {commit_cell(r)} |"
         )
     if records:
@@ -372,12 +376,12 @@ def per_game_table(records: list[dict]) -> str:
     for game, rows in by_game(records).items():
         greedy = statistics.fmean(r["final"]["mean"] for r in rows)
         sampled = [r["final_sampled"]["mean"] for r in rows if r.get("final_sampled")]
-        goal = target(rows[0])[0]
-        met = sum(r["final"]["mean"] >= goal for r in rows)
+        goal = target(rows[0])
+        met = f"{sum(r['final']['mean'] >= goal[0] for r in rows)} of {len(rows)}" if goal else "-"
         lines.append(
-            f"| {game} | {len(rows)} | {greedy:,.1f} | {met} of {len(rows)} "
-            f"| {f'{statistics.fmean(sampled):,.1f}' if sampled else '-'} | {goal:g} "
-            f"| {normalized(game, greedy):.3f} |"
+            f"| {game} | {len(rows)} | {greedy:,.1f} | {met} "
+            f"| {f'{statistics.fmean(sampled):,.1f}' if sampled else '-'} | {goal_cell(rows[0])} "
+            f"| {norm_cell(game, greedy)} |"
         )
     return "\n".join(lines)
 
@@ -394,12 +398,13 @@ def versus_table(records: list[dict], baseline: list[dict], name: str) -> str:
     ours, both = [], []
     for game, rows in by_game(records).items():
         greedy = statistics.fmean(r["final"]["mean"] for r in rows)
-        row = f"| {game} | {len(rows)} | {greedy:,.1f} | {normalized(game, greedy):.3f} "
+        row = f"| {game} | {len(rows)} | {greedy:,.1f} | {norm_cell(game, greedy)} "
         if game in theirs:
             other = statistics.fmean(r["final"]["mean"] for r in theirs[game])
-            row += f"| {len(theirs[game])} | {other:,.1f} | {normalized(game, other):.3f} |"
-            ours.append(normalized(game, greedy))
-            both.append(normalized(game, other))
+            row += f"| {len(theirs[game])} | {other:,.1f} | {norm_cell(game, other)} |"
+            if game in RANDOM_AND_HUMAN:
+                ours.append(human_normalized(game, greedy))
+                both.append(human_normalized(game, other))
         else:
             row += "| 0 | - | - |"
         lines.append(row)
@@ -417,12 +422,18 @@ def by_game(records: list[dict]) -> dict[str, list[dict]]:
     return groups
 
 
-def target(record: dict) -> tuple[float, str]:
-    """The record's target at 10M frames and its name: its algorithm's own, else SB3 zoo A2C's."""
+def target(record: dict) -> tuple[float, str] | None:
+    """The record's target at 10M frames and its name: its algorithm's own, else SB3 zoo A2C's;
+    None for a game that has neither."""
     algo, game = record.get("algo", "impala"), record["game"]
     if game in ALGO_TARGETS.get(algo, {}):
         return ALGO_TARGETS[algo][game], f"{algo} target"
-    return REFERENCE[game][2], "SB3 A2C at 40M"
+    return (SB3_A2C_40M[game], "SB3 A2C at 40M") if game in SB3_A2C_40M else None
+
+
+def goal_cell(record: dict) -> str:
+    goal = target(record)
+    return f"{goal[0]:g}" if goal else "-"
 
 
 def cell(summary: dict | None) -> str:
@@ -433,8 +444,9 @@ def game_scores(records: list[dict], key: str = "final") -> list[float]:
     """Each game's human-normalized score (`key`: greedy `final` or `final_sampled`), averaged
     over its seeds that have it."""
     scores = (
-        [normalized(game, r[key]["mean"]) for r in rows if r.get(key)]
+        [human_normalized(game, r[key]["mean"]) for r in rows if r.get(key)]
         for game, rows in by_game(records).items()
+        if game in RANDOM_AND_HUMAN
     )
     return [statistics.fmean(s) for s in scores if s]
 
@@ -451,9 +463,10 @@ def plot(records: list[dict], path: Path) -> None:
             points.append((r["frames"], r["final"]["mean"]))
             xs, ys = zip(*sorted(points), strict=True)
             ax.plot([x / 1e6 for x in xs], ys, "o-", label=f"seed {r['seed']}")
-        value, label = target(next(r for r in records if r["game"] == game))
-        ax.axhline(value, color="tab:green", ls="--", label=label)
-        ax.axhline(REFERENCE[game][0], color="gray", ls=":", label="random")
+        if goal := target(next(r for r in records if r["game"] == game)):
+            ax.axhline(goal[0], color="tab:green", ls="--", label=goal[1])
+        if game in RANDOM_AND_HUMAN:
+            ax.axhline(RANDOM_AND_HUMAN[game][0], color="gray", ls=":", label="random")
         ax.set_title(game)
         ax.set_xlabel("env frames (M)")
         ax.grid(alpha=0.3)

@@ -21,7 +21,7 @@ TARGET = 18.0
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dir", type=Path, default=Path("benchmarks/atari"))
+    p.add_argument("--dir", type=Path, default=Path("benchmarks/atari/experiments/earlier-default"))
     return p.parse_args()
 
 

@@ -61,7 +61,7 @@ def compose_config(overrides: list[str]):
     """The config train.py would compose, without a metrics logger."""
     from hydra import compose, initialize_config_dir
 
-    from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
+    from atari_a3c.config import schema  # noqa: F401  (registers the config's types and games)
     from atari_a3c.config.job import size_from_cores
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):

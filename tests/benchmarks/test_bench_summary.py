@@ -17,8 +17,8 @@ def record(game: str, seed: int, mean: float) -> dict:
 
 
 def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
-    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout", "qbert")}
-    random = {game: atari.REFERENCE[game][0] for game in human}
+    human = {game: atari.RANDOM_AND_HUMAN[game][1] for game in ("pong", "breakout", "qbert")}
+    random = {game: atari.RANDOM_AND_HUMAN[game][0] for game in human}
     records = [record("pong", 1, human["pong"]), record("pong", 2, random["pong"])]
     records += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
     assert sorted(atari.game_scores(records)) == [0.0, 0.5, 1.0]
@@ -32,7 +32,7 @@ def test_a_dqn_record_is_held_to_the_dqn_target():
 
 
 def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
-    human = {game: atari.REFERENCE[game][1] for game in ("pong", "breakout")}
+    human = {game: atari.RANDOM_AND_HUMAN[game][1] for game in ("pong", "breakout")}
     sampled = {"mean": human["pong"], "std": 0.0}
     records = [record("pong", 1, 0.0) | {"final_sampled": sampled}, record("breakout", 1, 0.0)]
     assert atari.game_scores(records, "final_sampled") == [1.0]
@@ -48,13 +48,13 @@ def test_a_step_killed_by_sigterm_counts_as_stopped_not_failed(tmp_path):
 
 
 def test_the_per_game_table_gives_each_games_mean_and_the_seeds_that_meet_its_target():
-    goal = atari.REFERENCE["breakout"][2]
+    goal = atari.SB3_A2C_40M["breakout"]
     sampled = {"mean": 100.0, "std": 0.0}
     records = [record("breakout", 1, goal + 20) | {"final_sampled": sampled},
                record("breakout", 2, goal - 40)]  # fmt: skip
     row = atari.per_game_table(records).splitlines()[2]
     assert row == f"| breakout | 2 | {goal - 10:,.1f} | 1 of 2 | 100.0 | {goal:g} " + (
-        f"| {atari.normalized('breakout', goal - 10):.3f} |"
+        f"| {atari.norm_cell('breakout', goal - 10)} |"
     )
 
 
@@ -135,8 +135,8 @@ def test_summary_mode_rewrites_the_summary_from_the_records_and_trains_nothing(t
 
 
 def test_the_summary_sets_each_game_beside_the_records_it_is_compared_with(tmp_path):
-    human = {game: atari.REFERENCE[game][1] for game in ("pong", "qbert", "breakout")}
-    random = {game: atari.REFERENCE[game][0] for game in human}
+    human = {game: atari.RANDOM_AND_HUMAN[game][1] for game in ("pong", "qbert", "breakout")}
+    random = {game: atari.RANDOM_AND_HUMAN[game][0] for game in human}
     ours, theirs = tmp_path / "ppo", tmp_path / "default"
     for out, rows in {
         ours: [record("pong", 1, human["pong"]), record("qbert", 1, human["qbert"])],

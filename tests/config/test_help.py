@@ -14,7 +14,8 @@ def test_train_help_describes_every_key_and_hides_internal_options():
     assert "  optim.lr=0.00025  # learning rate" in text
     assert "  env.frame_skip=4  # emulator frames per agent step" in text  # from the schema
     assert "  learner_threads=0  # torch threads" in text and "  algo.batch_rollouts=1  #" in text
-    assert "  env: beamrider, breakout, cartpole," in text and "(now: pong)" in text
+    assert "  env: adventure, airraid, alien," in text and "(now: pong)" in text
+    assert " battlezone, " in text and " cartpole, " in text  # every game ale-py ships, and ours
     assert "_atari" not in text and "evaluate:" not in text and "_target_" not in text
     assert "a shipped agent (pretrained/pong) or a W&B model artifact (wandb:" in text
 

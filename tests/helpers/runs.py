@@ -44,7 +44,7 @@ def hydra_context():
     """Hydra initialized on the training configs, as inside `python train.py`."""
     from hydra import initialize_config_dir
 
-    from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
+    from atari_a3c.config import schema  # noqa: F401  (registers the config's types and games)
 
     return initialize_config_dir(str(ROOT / "conf"), version_base="1.3")
 

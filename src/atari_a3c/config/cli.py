@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import math
 import os
@@ -20,7 +21,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
+from atari_a3c.config import schema  # noqa: F401  (registers the config's types and games)
 from atari_a3c.config.help import help_text
 from atari_a3c.config.hints import (
     accepted_forms,
@@ -51,6 +52,10 @@ def _missing_option_message(error: MissingConfigException) -> str:
     if package:
         return f"{group}={option} needs the {package} package: pip install {package}"
     options = [o for o in error.options or [] if not o.startswith("_")]
+    if group == "env":  # a hundred games: the closest names, and where all are listed
+        close = difflib.get_close_matches(option.replace("_", "").lower(), options, n=3)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        return f"env={option}: unknown game; {hint}(`python -m atari_a3c.envs.games` lists them)"
     return f"{group}={option}: unknown option; choose from {', '.join(options)}"
 
 

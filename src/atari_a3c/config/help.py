@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 import typing
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from atari_a3c.checkpoints.sources import shipped_agents
-from atari_a3c.config import schema  # noqa: F401  (registers the config's types)
+from atari_a3c.config import schema  # noqa: F401  (registers the config's types and games)
 
 LINE = re.compile(r"(?P<indent> *)(?P<key>[\w-]+):(?P<value>[^#]*)(#\s*(?P<doc>.*))?")
 HIDDEN = {"hydra", "evaluate"}  # Hydra's own settings; evaluate.py's config
@@ -83,6 +85,11 @@ def help_text(config_dir: Path, config_name: str, overrides: list[str]) -> str:
     """The help of the config `config_name` as `overrides` compose it."""
     with initialize_config_dir(str(config_dir.resolve()), version_base="1.3"):
         cfg = compose(config_name, overrides, return_hydra_config=True)
+        loader = GlobalHydra.instance().config_loader()
+        groups = sorted(p.name for p in config_dir.iterdir() if p.is_dir() and p.name not in HIDDEN)
+        options = {
+            g: [o for o in loader.get_group_options(g) if not o.startswith("_")] for g in groups
+        }
     choices = {g: o for g, o in cfg.hydra.runtime.choices.items() if not g.startswith("hydra")}
     docs = descriptions(config_dir / f"{config_name}.yaml")
     for group, option in choices.items():
@@ -92,14 +99,12 @@ def help_text(config_dir: Path, config_name: str, overrides: list[str]) -> str:
     with open_dict(cfg):
         del cfg["hydra"]
     lines = [f"python {config_name}.py [key=value ...]"]
-    groups = sorted(p for p in config_dir.iterdir() if p.is_dir() and p.name not in HIDDEN)
     if groups:
         lines[0] += " [group=option ...]  (-m: a sweep over comma-separated values)"
         lines.append("\ngroups (group=option):")
     for group in groups:
-        options = sorted(p.stem for p in group.glob("*.yaml") if not p.stem.startswith("_"))
-        now = _text(choices.get(group.name))
-        lines.append(f"  {group.name}: {', '.join(options)}  (now: {now})")
+        listed = textwrap.fill(", ".join(options[group]), 96, subsequent_indent="    ")
+        lines.append(f"  {group}: {listed}  (now: {_text(choices.get(group))})")
     lines.append("\nkeys (key=value):")
     for key, value in _leaves(cfg):
         if not key.rpartition(".")[2].startswith("_"):

@@ -11,6 +11,7 @@ from pathlib import Path
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import DictConfig, OmegaConf
 
+from atari_a3c.envs.games import GAMES
 from atari_a3c.errors import BadInput
 
 SCIENTIFIC = re.compile(r"[+-]?\d+(\.\d*)?[eE]\+?\d+")
@@ -54,16 +55,15 @@ def _whole_numbers(arg: str) -> str:
 
 def _env_option(arg: str, config_dir: Path) -> str:
     key, eq, value = arg.partition("=")
-    group = config_dir / "env"
-    if key != "env" or not group.is_dir() or "/" not in value and "-v" not in value:
+    if key != "env" or not (config_dir / "env").is_dir() or "/" not in value and "-v" not in value:
         return arg
-    options = {}
-    for path in sorted(group.glob("[!_]*.yaml")):
+    options = {env_id: name for name, env_id in GAMES.items()}
+    for path in sorted((config_dir / "env").glob("[!_]*.yaml")):
         options[OmegaConf.load(path).get("id")] = path.stem
     if value in options:
         return f"env={options[value]}"
     raise BadInput(
-        f"env={value}: env= takes a config name ({', '.join(options.values())}); "
+        f"env={value}: env= takes a game's name (env=asterix) or a config name (env=cartpole); "
         f"for another gymnasium id write env.id={value}"
     )
 
@@ -163,7 +163,7 @@ def bare_word(word: str, cfg: DictConfig, config_dir: Path, script: str) -> str:
     """The one line for a word without `=` (`python train.py pong`): the setting it likely is."""
     envs = config_dir.parent / "env" if script == "evaluate.py" else config_dir / "env"
     groups = [d.name for d in sorted(config_dir.iterdir()) if (d / f"{word}.yaml").is_file()]
-    if (envs / f"{word}.yaml").is_file():
+    if word in GAMES or (envs / f"{word}.yaml").is_file():
         guess = f"env={word}"
     elif groups:
         guess = f"{groups[0]}={word}"

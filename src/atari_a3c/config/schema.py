@@ -13,6 +13,7 @@ registers the schemas.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
@@ -28,9 +29,11 @@ from atari_a3c.config.keys import (
     one_of,
     whole,
 )
+from atari_a3c.envs.games import GAMES
 from atari_a3c.models.encoders import ENCODERS
 
 BACKENDS = ("ale_vector", "gymnasium")
+CONF_ENV = Path(__file__).resolve().parents[3] / "conf" / "env"  # the checkout's env group
 
 
 @dataclass
@@ -177,8 +180,8 @@ class EvaluateConfig:
     )
     seed: int = key(COUNT, doc="game i is reset with seed + i")
     env: str | None = key(
-        doc="another game to play (a conf/env name or a gymnasium id), same observations and "
-        "actions"
+        doc="another game to play (a game's name such as asterix, or a gymnasium id), same "
+        "observations and actions"
     )
     render: Any = key(
         (lambda v: v in RENDER, "one of false, true, human"),
@@ -196,3 +199,16 @@ class EvaluateConfig:
 
 ConfigStore.instance().store(name="train_schema", node=TrainConfig)
 ConfigStore.instance().store(name="evaluate_schema", node=EvaluateConfig)
+
+
+def register_games(env_dir: Path) -> None:
+    """`env=<game>` for every game ale-py ships: the shared Atari settings (`_atari.yaml`) with
+    the game's id. A game with a file of its own in `env_dir` (its recipe, say) keeps that file."""
+    own = {path.stem for path in env_dir.glob("*.yaml")}
+    for name, env_id in GAMES.items():
+        if name not in own:
+            node = {"defaults": ["_atari", "_self_"], "id": env_id}
+            ConfigStore.instance().store(group="env", name=name, node=node)
+
+
+register_games(CONF_ENV)

@@ -4,7 +4,6 @@ what an env config allows (game, observation type, mode, difficulty)."""
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,8 +79,7 @@ def known_env_ids() -> list[str]:
 
 def rom_name(env_id: str) -> str:
     """`ALE/SpaceInvaders-v5` -> `space_invaders`, the ROM name the native vector env takes."""
-    game = env_id.removeprefix("ALE/").split("-")[0]
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", game).lower()
+    return gym.registry[env_id].kwargs["game"]
 
 
 def game_options(env_id: str) -> tuple[list[int], list[int]]:

@@ -20,7 +20,8 @@ from atari_a3c.checkpoints.files import (
 from atari_a3c.checkpoints.sources import locate
 from atari_a3c.config.checks import check_known_keys, check_values, validate_env
 from atari_a3c.config.cli import unwritable
-from atari_a3c.config.schema import EvaluateConfig
+from atari_a3c.config.schema import CONF_ENV, EvaluateConfig
+from atari_a3c.envs.games import GAMES
 from atari_a3c.envs.make import env_spec
 from atari_a3c.errors import ConfigError
 from atari_a3c.evaluation import recorded
@@ -28,12 +29,14 @@ from atari_a3c.evaluation.compare import paired_rows, print_rows
 from atari_a3c.evaluation.play import Game, as_rows, one_game_repeated, play, summarize
 from atari_a3c.evaluation.video import save_videos
 
-CONF_ENV = Path(__file__).resolve().parents[3] / "conf" / "env"
 OUTPUTS = ("results.*", "comparison.json", "game-*.gif", "replays/game-*.npz", "videos/*.mp4")
 
 
 def env_id_for(name: str) -> str:
-    """A conf/env name (`breakout`) or a gymnasium id (`ALE/Breakout-v5`) -> the gymnasium id."""
+    """A game's name (`breakout`), a conf/env name (`cartpole`) or a gymnasium id
+    (`ALE/Breakout-v5`) -> the gymnasium id."""
+    if name in GAMES:
+        return GAMES[name]
     path = CONF_ENV / f"{name}.yaml"
     return str(OmegaConf.load(path).id) if path.exists() else name
 
