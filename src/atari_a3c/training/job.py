@@ -4,6 +4,7 @@ learner (seconds of start-up on a small machine)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from hydra.core.hydra_config import HydraConfig
@@ -12,11 +13,15 @@ from omegaconf import DictConfig, OmegaConf
 from atari_a3c.actors.pool import ActorPool, slot_layout
 from atari_a3c.actors.shared import SharedWeights
 from atari_a3c.config.job import CHECKED, check, job_key
+from atari_a3c.config.recipe import recipe_line
+from atari_a3c.config.schema import CONF_ENV
 from atari_a3c.envs.make import EnvSpec
 from atari_a3c.errors import RunFinished
 from atari_a3c.hardware import learner_processes
 from atari_a3c.models.actor_critic import build_model
 from atari_a3c.training.job_table import write_report
+
+log = logging.getLogger(__name__)
 
 
 def build_pool(cfg: DictConfig, spec: EnvSpec) -> ActorPool:
@@ -44,6 +49,7 @@ def run_training(cfg: DictConfig) -> float:
         if job_dir != Path(finished.run_dir):
             write_report(job_dir, finished.run_dir, finished.frames, finished.evals)
         raise
+    log.info("%s", recipe_line(HydraConfig.get().runtime.choices, overrides, CONF_ENV.parent))
     pool = build_pool(cfg, spec)
     if one_learner_process(cfg):
         pool.launch()
