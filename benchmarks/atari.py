@@ -1,6 +1,7 @@
-"""Seven games, one command: train each with a recipe, score it, tabulate, plot.
+"""Any games, one command: train each with a recipe, score it, tabulate, plot.
 
 `python benchmarks/atari.py --games pong,breakout --frames 10000000 --seeds 1 [OVERRIDE ...]`
+(`--games atari5`: the five games that predict the 57-game median; `seven`: the default)
 
 The overrides are train.py's (`algo=ppo model=impala_resnet`, `optim.lr=1e-4`); none gives the
 default recipe. Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus
@@ -14,9 +15,13 @@ protocol, CPU, wall clock, frames/s, the greedy evaluation curve of training (ev
 default) and the three final summaries; a record without one of them gets it added.
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
 resumed. After every game it rewrites `<out>/summary.md` (one table, with human-normalized
-scores) and `<out>/curves.png`; `--summary` rewrites only those, from the records, offline.
-The summary ends with its games side by side with the default recipe's records
-(`benchmarks/atari/default`; `--against` names others).
+scores, the aggregates over games and seeds with their intervals, and Atari-5's predicted
+57-game median where its five games are there), `<out>/curves.png` and `<out>/profile.png` (the
+performance profile); `--summary` rewrites only those, from the records, offline. `--summary
+--own <dir>,<dir>` summarizes instead, from those dirs, the records of each game's own command
+(`python train.py env=<game>`, with the recipe its game file chooses). The summary ends with its
+games side by side with the default recipe's records (`benchmarks/atari/default`; `--against`
+names others, comma-separated).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import functools
 import json
 import os
 import shlex
@@ -38,6 +44,9 @@ from pathlib import Path
 
 import matplotlib
 import torch
+from aggregates import ATARI5, ATARI5_ERROR, aggregate_lines, atari5_median, plot_profile
+from omegaconf import OmegaConf
+from throughput import compose_config
 
 from atari_a3c.envs.games import GAMES
 from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN, human_normalized
@@ -58,6 +67,8 @@ SB3_A2C_40M = {
     "mspacman": 1672.0,
     "seaquest": 1721.0,
 }
+# named game sets: the seven the project was first measured on, and Atari-5 (`atari5.csv`)
+GAME_SETS = {"seven": list(SB3_A2C_40M), "atari5": list(ATARI5)}
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
 DEFAULT_RECORDS = REPO / "benchmarks" / "atari"
@@ -81,12 +92,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     summary = "only rewrite <out>/summary.md and curves.png from the records; nothing trains"
     p.add_argument("--summary", action="store_true", help=summary)
     against = "records the summary compares with, game by game (default: the default recipe's)"
-    p.add_argument("--against", type=Path, default=DEFAULT_RECIPE, help=against)
+    p.add_argument("--against", default=str(DEFAULT_RECIPE), help=against)
+    own = "with --summary: dirs whose records of each game's own command the summary shows"
+    p.add_argument("--own", help=own)
     recipe = "train.py overrides for every run (algo=ppo model=impala_resnet); none: the default"
     p.add_argument("overrides", nargs="*", help=recipe)
     args = p.parse_args(argv)
-    args.games = args.games.split(",")
+    args.games = [g for name in args.games.split(",") for g in GAME_SETS.get(name, [name])]
     args.seeds = [int(s) for s in args.seeds.split(",")]
+    args.against = [Path(d) for d in args.against.split(",")]
+    args.own = [Path(d) for d in args.own.split(",")] if args.own else None
     if unknown := [g for g in args.games if g not in GAMES]:
         p.error(
             f"unknown game(s) {', '.join(unknown)} (`python -m atari_a3c.envs.games` lists them)"
@@ -302,6 +317,13 @@ def summary_table(records: list[dict]) -> str:
     if sampled := game_scores(records, "final_sampled"):
         lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
                      f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
+    if seeds := seed_scores(records):
+        lines += ["", *aggregate_lines(seeds)]
+        means = {game: statistics.fmean(scores) for game, scores in seeds.items()}
+        if (predicted := atari5_median(means)) is not None:
+            lines.append(f"\nAtari-5 ({', '.join(ATARI5)}) predicts a 57-game median "
+                         f"human-normalized score of {predicted:.3f} "
+                         f"({ATARI5_ERROR}).")  # fmt: skip
     if records:
         lines.append("\n" + "\n".join(f"- {note}" for note in provenance(records)))
     return "\n".join(lines)
@@ -451,6 +473,15 @@ def game_scores(records: list[dict], key: str = "final") -> list[float]:
     return [statistics.fmean(s) for s in scores if s]
 
 
+def seed_scores(records: list[dict]) -> dict[str, list[float]]:
+    """game -> its seeds' greedy human-normalized scores, for the games of the 57."""
+    return {
+        game: [human_normalized(game, r["final"]["mean"]) for r in rows]
+        for game, rows in by_game(records).items()
+        if game in RANDOM_AND_HUMAN
+    }
+
+
 def plot(records: list[dict], path: Path) -> None:
     """Score against frames, one panel per game, with random, human and the peers' target."""
     games = sorted({r["game"] for r in records})
@@ -477,24 +508,49 @@ def plot(records: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def write_summary(out: Path, against: Path) -> None:
-    """`<out>/summary.md` (with the records of `against` side by side, unless they are these)
-    and `<out>/curves.png`."""
-    records = load_records(out)
+def recipe_of(overrides: tuple[str, ...]) -> dict:
+    """What a training command trains with: its composed config but for seed and budget."""
+    cfg = OmegaConf.to_container(compose_config(list(overrides)), resolve=True)
+    return {k: v for k, v in cfg.items() if k not in ("seed", "frames", "logger")}
+
+
+def own_command_records(games: list[str], sources: list[Path]) -> list[dict]:
+    """The records, among `sources`, of each game's own command (`python train.py env=<game>`):
+    those whose algorithm and overrides compose, on that game, to what the command trains with
+    today."""
+    recipes = functools.cache(recipe_of)
+    own = []
+    for record in (r for source in sources for r in load_records(source)):
+        game = record["game"]
+        trained = (f"env={game}", f"algo={record.get('algo', 'impala')}", *overrides_of(record))
+        if game in games and recipes(trained) == recipes((f"env={game}",)):
+            own.append(record)
+    return sorted(own, key=lambda r: (r["game"], r["seed"]))
+
+
+def write_summary(out: Path, against: list[Path], records: list[dict] | None = None) -> None:
+    """`<out>/summary.md` of `records` (default: those under `out`), with the records of each
+    `against` dir side by side (unless they are these), `<out>/curves.png` and `profile.png`."""
+    records = load_records(out) if records is None else records
     text = summary_table(records)
-    if out.resolve() != against.resolve() and (baseline := load_records(against)):
-        name = os.path.relpath(against.resolve(), REPO)
-        text += "\n\n" + versus_table(records, baseline, name)
+    for baseline_dir in against:
+        if out.resolve() != baseline_dir.resolve() and (baseline := load_records(baseline_dir)):
+            name = os.path.relpath(baseline_dir.resolve(), REPO)
+            text += "\n\n" + versus_table(records, baseline, name)
     (out / "summary.md").write_text(text + "\n")
     plot(records, out / "curves.png")
+    if seeds := seed_scores(records):
+        plot_profile(seeds, out / "profile.png")
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.summary:
-        if not any(args.out.glob("*-seed*.json")):
+        records = own_command_records(args.games, args.own) if args.own else None
+        if not (records or any(args.out.glob("*-seed*.json"))):
             sys.exit(f"no records under {args.out}")
-        write_summary(args.out, args.against)
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_summary(args.out, args.against, records)
         print((args.out / "summary.md").read_text())
         return
     args.out.mkdir(parents=True, exist_ok=True)
