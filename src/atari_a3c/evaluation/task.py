@@ -27,6 +27,7 @@ from atari_a3c.errors import ConfigError
 from atari_a3c.evaluation import recorded
 from atari_a3c.evaluation.compare import paired_rows, print_rows
 from atari_a3c.evaluation.play import Game, as_rows, one_game_repeated, play, summarize
+from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN, game_name, human_normalized
 from atari_a3c.evaluation.video import save_videos
 
 OUTPUTS = ("results.*", "comparison.json", "game-*.gif", "replays/game-*.npz", "videos/*.mp4")
@@ -195,6 +196,10 @@ def evaluate(cfg: DictConfig) -> float:
     )
     summary = summarize(games)
     print_table(summary)
+    if (normalized := human_normalized(train_cfg.env.id, summary["mean"])) is not None:
+        summary["human_normalized"] = normalized
+        random, human = RANDOM_AND_HUMAN[game_name(train_cfg.env.id)]
+        print(f"human-normalized mean: {normalized:.3f} (random {random:g}, human {human:g})")
     if cfg.greedy and (note := one_game_repeated(games)):
         print(note)
     if out is not None:
