@@ -14,6 +14,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
 from omegaconf import DictConfig, OmegaConf
 
+from atari_a3c.envs.games import GAMES
 from atari_a3c.errors import CheckpointError
 from atari_a3c.models.actor_critic import ActorCritic, build_model
 
@@ -105,8 +106,9 @@ def _plain(override: Override, cfg: DictConfig) -> bool:
         return False
     if any(part in RESERVED_KEYS for part in key.split(".")) or "${" in override.input_line:
         return False
-    if (CONF / key).is_dir():
-        return isinstance(value, str) and (CONF / key / f"{value}.yaml").is_file()
+    if (CONF / key).is_dir():  # a group: one of its files, or for `env` a game's name
+        named = isinstance(value, str) and (key == "env" and value in GAMES)
+        return named or isinstance(value, str) and (CONF / key / f"{value}.yaml").is_file()
     values = value if isinstance(value, list) else [value]
     known = OmegaConf.select(cfg, key, default=_ABSENT) is not _ABSENT
     return known and all(isinstance(v, PLAIN) for v in values)
