@@ -182,7 +182,7 @@ def test_spaceinvaders_adam(run_dir):
         ("algo=dqn algo.replay_size=10000000", "algo.replay_size=10000000 needs 98.6 GiB of"),
         ("algo=dqn debug=tiny frames=20000", "frames=20000 ends before DQN's first update, which"),
         ("algo=dqn debug=tiny frames=30000", "comes at 40,000 frames (algo.replay_start=10000 tra"),
-        ("algo=dqn debug=tiny frames=20000", "; use frames>=39921 or a smaller algo.replay_start"),
+        ("algo=dqn debug=tiny frames=20000", "; use frames>=39841 or a smaller algo.replay_start"),
         ("algo=dqn algo.epsilon_final=2", "algo.epsilon_final must be in [0, 1], got 2"),
         ("workers=1 envs_per_worker=10000000", "the rollout slots need 4852.7 GiB of shared mem"),
     ],
