@@ -15,8 +15,8 @@ protocol, CPU, wall clock, frames/s, the greedy evaluation curve of training (ev
 default) and the three final summaries; a record without one of them gets it added.
 A game whose record exists is skipped; a run dir holding a `last.ckpt` short of the budget is
 resumed. After every game it rewrites `<out>/summary.md` (one table, with human-normalized
-scores, the aggregates over games and seeds with their intervals, and Atari-5's predicted
-57-game median where its five games are there), `<out>/curves.png` and `<out>/profile.png` (the
+scores; the aggregates with their intervals over each named game set the records hold whole,
+and the 57-game median Atari-5's five games predict), `<out>/curves.png` and `<out>/profile.png` (the
 performance profile); `--summary` rewrites only those, from the records, offline. `--summary
 --own <dir>,<dir>` summarizes instead, from those dirs, the records of each game's own command
 (`python train.py env=<game>`, with the recipe its game file chooses). The summary ends with its
@@ -69,6 +69,8 @@ SB3_A2C_40M = {
 }
 # named game sets: the seven the project was first measured on, and Atari-5 (`atari5.csv`)
 GAME_SETS = {"seven": list(SB3_A2C_40M), "atari5": list(ATARI5)}
+# how a final score played: greedy actions, or actions sampled from the policy
+PLAYS = (("greedy", "final"), ("sampled", "final_sampled"))
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
 DEFAULT_RECORDS = REPO / "benchmarks" / "atari"
@@ -311,22 +313,37 @@ def summary_table(records: list[dict]) -> str:
         )
     if records:
         lines.append("\n" + per_game_table(records))
-    if scores := game_scores(records):
+    if scores := list(game_means(records).values()):
         lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
                      f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
-    if sampled := game_scores(records, "final_sampled"):
+    if sampled := list(game_means(records, "final_sampled").values()):
         lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
                      f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
-    if seeds := seed_scores(records):
-        lines += ["", *aggregate_lines(seeds)]
-        means = {game: statistics.fmean(scores) for game, scores in seeds.items()}
-        if (predicted := atari5_median(means)) is not None:
-            lines.append(f"\nAtari-5 ({', '.join(ATARI5)}) predicts a 57-game median "
-                         f"human-normalized score of {predicted:.3f} "
-                         f"({ATARI5_ERROR}).")  # fmt: skip
+    lines += aggregate_sections(records)
     if records:
         lines.append("\n" + "\n".join(f"- {note}" for note in provenance(records)))
     return "\n".join(lines)
+
+
+def aggregate_sections(records: list[dict]) -> list[str]:
+    """The aggregates with their intervals over each named game set the records hold whole (over
+    all their games where they hold none), and for Atari-5 the 57-game median it predicts from
+    greedy and from sampled play."""
+    seeds = seed_scores(records)
+    sets = {name: games for name, games in GAME_SETS.items() if set(games) <= set(seeds)}
+    lines = []
+    for name, games in (sets or {"all": list(seeds)} if seeds else {}).items():
+        heading = f"`--games {name}`" if name in GAME_SETS else "All games"
+        lines += [
+            "",
+            f"{heading} ({', '.join(games)}):",
+            *aggregate_lines({g: seeds[g] for g in games}),
+        ]
+        if name == "atari5":
+            predicted = {play: atari5_median(game_means(records, key)) for play, key in PLAYS}
+            shown = ", ".join(f"{v:.3f} {play}" for play, v in predicted.items() if v is not None)
+            lines.append(f"- predicted 57-game median ({ATARI5_ERROR}): {shown}")
+    return lines
 
 
 def overrides_of(record: dict) -> list[str]:
@@ -462,15 +479,15 @@ def cell(summary: dict | None) -> str:
     return f"{summary['mean']:.1f} +- {summary['std']:.1f}" if summary else "-"
 
 
-def game_scores(records: list[dict], key: str = "final") -> list[float]:
-    """Each game's human-normalized score (`key`: greedy `final` or `final_sampled`), averaged
-    over its seeds that have it."""
-    scores = (
-        [human_normalized(game, r[key]["mean"]) for r in rows if r.get(key)]
+def game_means(records: list[dict], key: str = "final") -> dict[str, float]:
+    """game -> its human-normalized score (`key`: greedy `final` or `final_sampled`), averaged
+    over its seeds that have it, for the games of the 57."""
+    scores = {
+        game: [human_normalized(game, r[key]["mean"]) for r in rows if r.get(key)]
         for game, rows in by_game(records).items()
         if game in RANDOM_AND_HUMAN
-    )
-    return [statistics.fmean(s) for s in scores if s]
+    }
+    return {game: statistics.fmean(s) for game, s in scores.items() if s}
 
 
 def seed_scores(records: list[dict]) -> dict[str, list[float]]:

@@ -21,7 +21,7 @@ def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
     random = {game: atari.RANDOM_AND_HUMAN[game][0] for game in human}
     records = [record("pong", 1, human["pong"]), record("pong", 2, random["pong"])]
     records += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
-    assert sorted(atari.game_scores(records)) == [0.0, 0.5, 1.0]
+    assert sorted(atari.game_means(records).values()) == [0.0, 0.5, 1.0]
     assert "Median human-normalized score: 0.500 over 3 games" in atari.summary_table(records)
 
 
@@ -35,7 +35,7 @@ def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
     human = {game: atari.RANDOM_AND_HUMAN[game][1] for game in ("pong", "breakout")}
     sampled = {"mean": human["pong"], "std": 0.0}
     records = [record("pong", 1, 0.0) | {"final_sampled": sampled}, record("breakout", 1, 0.0)]
-    assert atari.game_scores(records, "final_sampled") == [1.0]
+    assert list(atari.game_means(records, "final_sampled").values()) == [1.0]
     assert "Of sampled play (how the SB3 zoo scores its Atari agents): 1.000 over 1 games" in (
         atari.summary_table(records)
     )
@@ -154,3 +154,48 @@ def test_the_summary_sets_each_game_beside_the_records_it_is_compared_with(tmp_p
     assert "over the 1 games both have: 1.000 here, 0.500 there." in summary
     atari.main(["--summary", "--out", str(theirs), "--against", str(theirs)])
     assert "Side by side" not in (theirs / "summary.md").read_text()
+
+
+def at(game: str, normalized: float) -> float:
+    """The raw score of `game` that is `normalized` of the way from random to human."""
+    random, human = atari.RANDOM_AND_HUMAN[game]
+    return random + normalized * (human - random)
+
+
+def test_atari5_predicts_the_57_game_median_from_its_five_games_log_scores():
+    assert atari.parse_args(["--games", "atari5"]).games == [
+        "battlezone", "doubledunk", "namethisgame", "phoenix", "qbert"
+    ]  # fmt: skip
+    at_human = dict.fromkeys(atari.ATARI5, 1.0)
+    assert round(atari.atari5_median(at_human), 3) == 0.851
+    assert atari.atari5_median(dict.fromkeys(atari.ATARI5, -0.5)) == 0.0  # below random: 0
+    assert atari.atari5_median(at_human | {"phoenix": 2.0}) > atari.atari5_median(at_human)
+    assert atari.atari5_median({"qbert": 1.0}) is None
+
+
+def test_the_summary_gives_each_whole_game_set_its_aggregates_and_intervals():
+    seven = [record(g, s, at(g, 0.1 * s)) for g in atari.GAME_SETS["seven"] for s in (1, 2, 3)]
+    five = [record(g, 1, at(g, 1.0)) for g in atari.GAME_SETS["atari5"] if g != "qbert"]
+    lines = atari.summary_table(seven + five).splitlines()
+    start = lines.index(f"`--games seven` ({', '.join(atari.GAME_SETS['seven'])}):")
+    assert lines[start + 1].startswith("Over 7 games x 3 seeds (the first 3 of each game)")
+    median = lines[start + 2]  # each game's seeds at 0.1, 0.2, 0.3: the median run is 0.2
+    assert median.startswith("- median: 0.200 [") and float(median[-6:-1]) >= 0.2
+    atari5 = lines.index(f"`--games atari5` ({', '.join(atari.GAME_SETS['atari5'])}):")
+    assert lines[atari5 + 1] == "Over 5 games x 1 seed, human-normalized (one seed: no interval):"
+    assert lines[atari5 + 5].startswith("- predicted 57-game median (the paper: within 10%")
+    assert atari.summary_table(seven) == atari.summary_table(seven)  # the same bootstrap
+    assert "All games (pong, qbert):" in atari.summary_table(
+        [record("pong", 1, 0.0), record("qbert", 1, 0.0)]
+    )
+
+
+def test_own_command_records_are_those_that_train_what_the_games_command_trains(tmp_path):
+    rows = [record("qbert", 1, 0.0) | {"algo": "ppo", "overrides": ["algo=ppo"]},
+            record("qbert", 2, 0.0) | {"algo": "impala", "overrides": []},
+            record("pong", 1, 0.0) | {"algo": "impala", "overrides": []},
+            record("pong", 2, 0.0) | {"algo": "impala", "overrides": ["optim.lr=1e-3"]}]  # fmt: skip
+    for r in rows:
+        (tmp_path / f"{r['game']}-seed{r['seed']}.json").write_text(atari.json.dumps(r))
+    own = atari.own_command_records(["pong", "qbert"], [tmp_path])
+    assert [(r["game"], r["seed"]) for r in own] == [("pong", 1), ("qbert", 1)]
