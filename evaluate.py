@@ -6,6 +6,7 @@ import hydra
 from omegaconf import DictConfig
 
 from atari_a3c.config.cli import precheck, run_or_exit
+from atari_a3c.config.schema import unregister_games
 
 CONFIG_DIR = Path(__file__).parent / "conf" / "evaluate"
 
@@ -24,5 +25,6 @@ def main(cfg: DictConfig) -> float:
 
 
 if __name__ == "__main__":
+    unregister_games()
     precheck(CONFIG_DIR, "evaluate", check)
     main()

@@ -191,10 +191,12 @@ def test_the_summary_gives_each_whole_game_set_its_aggregates_and_intervals():
 
 
 def test_own_command_records_are_those_that_train_what_the_games_command_trains(tmp_path):
-    rows = [record("qbert", 1, 0.0) | {"algo": "ppo", "overrides": ["algo=ppo"]},
-            record("qbert", 2, 0.0) | {"algo": "impala", "overrides": []},
-            record("pong", 1, 0.0) | {"algo": "impala", "overrides": []},
-            record("pong", 2, 0.0) | {"algo": "impala", "overrides": ["optim.lr=1e-3"]}]  # fmt: skip
+    rows = [
+        record("qbert", 1, 0.0) | {"algo": "ppo", "overrides": ["algo=ppo"]},
+        record("qbert", 2, 0.0) | {"algo": "impala", "overrides": []},
+        record("pong", 1, 0.0) | {"algo": "impala", "overrides": []},
+        record("pong", 2, 0.0) | {"algo": "impala", "overrides": ["optim.lr=1e-3"]},
+    ]
     for r in rows:
         (tmp_path / f"{r['game']}-seed{r['seed']}.json").write_text(atari.json.dumps(r))
     own = atari.own_command_records(["pong", "qbert"], [tmp_path])

@@ -107,3 +107,10 @@ def test_a_whole_number_in_scientific_notation_is_accepted():
     argv = ["ckpt=pretrained/pong", "episodes=1e1"]
     accepted = check_command_line(ROOT / "conf" / "evaluate", "evaluate", evaluate_check, argv)
     assert accepted == ["ckpt=pretrained/pong", "episodes=10"]
+
+
+def test_a_game_without_a_file_of_its_own_is_named_by_env():
+    result = run_script("evaluate.py", "ckpt=pretrained/pong", "env=asterix", timeout=60)
+    assert result.returncode == 2
+    expected = "checkpoint was trained on ALE/Pong-v5 (6 actions); ALE/Asterix-v5 has 9"
+    assert result.stderr.strip() == f"error: {expected}"

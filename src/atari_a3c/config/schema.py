@@ -211,4 +211,10 @@ def register_games(env_dir: Path) -> None:
             ConfigStore.instance().store(group="env", name=name, node=node)
 
 
+def unregister_games() -> None:
+    """For evaluate.py, whose `env` is a plain key: with the games' nodes in the ConfigStore,
+    which every app's search path holds, Hydra would read `env=breakout` as a group choice."""
+    ConfigStore.instance().repo.pop("env", None)
+
+
 register_games(CONF_ENV)

@@ -20,7 +20,7 @@ from atari_a3c.checkpoints.files import (
 from atari_a3c.checkpoints.sources import locate
 from atari_a3c.config.checks import check_known_keys, check_values, validate_env
 from atari_a3c.config.cli import unwritable
-from atari_a3c.config.schema import CONF_ENV, EvaluateConfig
+from atari_a3c.config.schema import CONF_ENV, EnvConfig, EvaluateConfig
 from atari_a3c.envs.games import GAMES
 from atari_a3c.envs.make import env_spec
 from atari_a3c.errors import ConfigError
@@ -82,7 +82,9 @@ def load_request(cfg: DictConfig, ref: str) -> tuple[dict, DictConfig]:
     """One checkpoint and the training config it plays with (on `cfg.env` if named)."""
     checkpoint = load_checkpoint(locate(ref))
     train_cfg = OmegaConf.create(checkpoint[KEY]["config"])
-    if cfg.env:
+    if cfg.env:  # env keys added since the checkpoint was saved take their defaults
+        defaults = OmegaConf.to_container(OmegaConf.structured(EnvConfig))
+        train_cfg.env = OmegaConf.merge(defaults, train_cfg.env)
         train_cfg.env.id = env_id_for(str(cfg.env))
         validate_env(train_cfg)
         spec = env_spec(train_cfg)
