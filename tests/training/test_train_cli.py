@@ -168,6 +168,7 @@ def test_spaceinvaders_adam(run_dir):
         ("env.obs_type=rbg", "env.obs_type must be one of grayscale, rgb, ram, got 'rbg'"),
         ("env.mode=99", "env.mode=99 is not one of ALE/Pong-v5's: 0, 1"),
         ("env.difficulty=4", "env.difficulty=4 is not one of ALE/Pong-v5's: 0, 1, 2, 3"),
+        ("env=backgammon env.noop_max=30", "ALE/Backgammon-v5 has no NOOP action (its first"),
         ("ckpt_path=/nonexistent/last.ckpt", "checkpoint not found: /nonexistent/last.ckpt"),
         (f"ckpt_path={PONG}", "is not in a run's checkpoints/ dir, so there is no run to resume"),
         ("env.id=Pendulum-v1", "Pendulum-v1 has Box actions"),

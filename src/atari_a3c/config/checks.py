@@ -103,12 +103,18 @@ def validate_env(cfg: DictConfig) -> None:
 
 
 def _check_game_options(env_cfg: DictConfig) -> None:
-    """`env.obs_type` one we know; `env.mode` and `env.difficulty` null or one the game offers."""
+    """`env.obs_type` one we know; no-op starts only where the game has a NOOP; `env.mode` and
+    `env.difficulty` null or one the game offers."""
     if obs_type(env_cfg) not in OBS_TYPES:
         raise ConfigError(
             f"env.obs_type must be one of {', '.join(OBS_TYPES)}, got {obs_type(env_cfg)!r}"
         )
-    modes, difficulties = game_options(env_cfg.id)
+    modes, difficulties, first_action = game_options(env_cfg.id)
+    if env_cfg.noop_max and not env_cfg.full_action_space and first_action != "NOOP":
+        raise ConfigError(
+            f"env.noop_max={env_cfg.noop_max}: {env_cfg.id} has no NOOP action (its first is "
+            f"{first_action}) to start games with; set env.noop_max=0 or env.full_action_space=true"
+        )
     for key, valid in (("mode", modes), ("difficulty", difficulties)):
         value = env_cfg.get(key)
         if value is not None and value not in valid:

@@ -82,11 +82,12 @@ def rom_name(env_id: str) -> str:
     return gym.registry[env_id].kwargs["game"]
 
 
-def game_options(env_id: str) -> tuple[list[int], list[int]]:
-    """The game modes and difficulties an Atari ROM offers."""
+def game_options(env_id: str) -> tuple[list[int], list[int], str]:
+    """The game modes and difficulties an Atari ROM offers, and the first of its own actions."""
     ale = ale_py.ALEInterface()
     ale.loadROM(ale_py.roms.get_rom_path(rom_name(env_id)))
-    return list(ale.getAvailableModes()), list(ale.getAvailableDifficulties())
+    first = ale.getMinimalActionSet()[0].name
+    return list(ale.getAvailableModes()), list(ale.getAvailableDifficulties()), first
 
 
 def observation_settings(cfg: DictConfig) -> tuple[int, int]:
