@@ -28,6 +28,7 @@ def test_a_few_games_without_files_of_their_own_train_in_one_sweep(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     table = result.stdout[result.stdout.index("multirun of 2 jobs") :].splitlines()
     assert [row.split()[:2] for row in table[2:4]] == [[f"env={g}", "20,160"] for g in games]
+    assert result.stdout.count("recipe: algo=impala (conf/train.yaml), model=nature_lstm") == 2
 
 
 @pytest.mark.slow
