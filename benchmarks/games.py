@@ -48,13 +48,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--jobs", type=int, default=2, help="games trained at once")
     args = p.parse_args(argv)
     games = args.games.split(",")
-    start = time.perf_counter()
+    tree, start = tree_state(OUT), time.perf_counter()  # the tree the games train from
     with tempfile.TemporaryDirectory() as runs, ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda game: train(game, Path(runs)), games))
     failed = [row["game"] for row in rows if row["returncode"]]
     record = {
         "command": f"python train.py env=<game> {' '.join(SHORT)}",
-        **tree_state(OUT),
+        **tree,
         "date": date.today().isoformat(),
         "cpu": cpu_model(),
         "bf16": bf16_supported(),
