@@ -25,7 +25,9 @@ def _evaluate(callback: PeriodicEvaluation, weights: str, frames: int, scores: l
 
 
 def test_best_ckpt_takes_the_later_of_equal_means_and_keeps_a_better_one(tmp_path):
-    callback = PeriodicEvaluation(tmp_path, every_frames=1000, episodes=2, seed=0, at_end=False)
+    callback = PeriodicEvaluation(
+        tmp_path, "ALE/Pong-v5", every_frames=1000, episodes=2, seed=0, at_end=False
+    )
     assert _evaluate(callback, "first", 1000, [19.0, 20.0]) == [(1000, 19.5)]
     _evaluate(callback, "second", 2000, [20.0, 19.0])  # as good: trained longer
     assert (tmp_path / "best.ckpt").read_text() == "second"
@@ -53,7 +55,9 @@ def uniform_policy_checkpoint(path):
 def test_the_evaluation_plays_greedy_or_sampled_actions_as_configured(tmp_path):
     means = {}
     for greedy in (True, False):
-        callback = PeriodicEvaluation(tmp_path, 1000, 16, seed=0, at_end=False, greedy=greedy)
+        callback = PeriodicEvaluation(
+            tmp_path, "CartPole-v1", 1000, 16, seed=0, at_end=False, greedy=greedy
+        )
         uniform_policy_checkpoint(callback.candidate)
         callback.snapshot_frames = 1000
         callback._score_candidate()  # a real evaluation process, as during training

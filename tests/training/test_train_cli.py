@@ -14,6 +14,7 @@ from helpers.runs import HELPERS, ROOT, compose, read_metrics, run_script, train
 from atari_a3c.config.cli import check_command_line
 from atari_a3c.config.job import check
 from atari_a3c.errors import BadInput
+from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN
 from atari_a3c.training.task import make_logger, make_trainer
 
 PONG = ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt"
@@ -61,6 +62,10 @@ def test_default_learner_tracks_its_statistics_and_writes_metrics_every_n_update
     assert lags and all(0 <= lag < 10 for lag in lags)
     startups = {row["perf/startup_s"] for row in rows if "perf/startup_s" in row}
     assert len(startups) == 1 and 0 < startups.pop() < elapsed  # once: the first update
+    (scored,) = [row for row in rows if "eval/return_mean" in row]  # the final evaluation
+    random, human = RANDOM_AND_HUMAN["pong"]
+    normalized = (scored["eval/return_mean"] - random) / (human - random)
+    assert scored["eval/human_normalized"] == pytest.approx(normalized)
 
 
 def test_a_run_ends_with_its_report_and_prints_no_library_tips(run_dir):

@@ -15,6 +15,7 @@ from lightning.pytorch.callbacks import Callback
 
 from atari_a3c.actors.child_process import context
 from atari_a3c.evaluation.play import score_checkpoint
+from atari_a3c.evaluation.scores import human_normalized
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,8 @@ class PeriodicEvaluation(Callback):
     """Every `every_frames` frames, snapshot a checkpoint and score it in its own process, with
     greedy (argmax) actions or, with `greedy` false, actions sampled from the policy.
 
-    Logs `eval/return_mean` (and std) at the snapshot's frame count when the games are done, keeps
+    Logs `eval/return_mean` (and std, and for the 57 games of the standard tables
+    `eval/human_normalized`) at the snapshot's frame count when the games are done, keeps
     `best.ckpt` by that mean (the later of equal ones), and scores the final weights once more when
     training ends.
 
@@ -35,6 +37,7 @@ class PeriodicEvaluation(Callback):
     def __init__(
         self,
         dirpath: Path,
+        env_id: str,
         every_frames: int,
         episodes: int,
         seed: int,
@@ -42,7 +45,7 @@ class PeriodicEvaluation(Callback):
         greedy: bool = True,
         stopping: Callable[[], bool] = lambda: False,
     ):
-        self.dir = Path(dirpath)
+        self.dir, self.env_id = Path(dirpath), env_id
         self.stopping = stopping  # a signal asked to stop: end a running evaluation, start none
         self.every_frames, self.episodes, self.seed = every_frames, episodes, seed
         self.at_end, self.greedy = at_end, greedy
@@ -166,6 +169,8 @@ class PeriodicEvaluation(Callback):
             record.write(json.dumps(point) + "\n")
         if trainer.logger:
             metrics = {"eval/return_mean": mean, "eval/return_std": std}
+            if (normalized := human_normalized(self.env_id, mean)) is not None:
+                metrics["eval/human_normalized"] = normalized
             metrics["charts/frames"] = self.snapshot_frames
             trainer.logger.log_metrics(metrics, trainer.global_step)
         if mean >= self.best:  # a tie: the weights trained longer

@@ -136,6 +136,7 @@ def train(
         saves,  # saved before any evaluation
         PeriodicEvaluation(
             run_dir / "checkpoints",
+            env_id=cfg.env.id,
             seed=cfg.seed,
             stopping=shutdown.requested,  # a signal ends a running evaluation
             **cfg.callbacks.eval,
