@@ -330,17 +330,16 @@ def aggregate_sections(records: list[dict]) -> list[str]:
     """The aggregates with their intervals over each named game set the records hold whole (over
     all their games where they hold none), and for Atari-5 the 57-game median it predicts from
     greedy and from sampled play."""
-    seeds = seed_scores(records)
-    sets = {name: games for name, games in GAME_SETS.items() if set(games) <= set(seeds)}
+    if not (seeds := seed_scores(records)):
+        return []
+    whole = {
+        f"`--games {name}`": games for name, games in GAME_SETS.items() if set(games) <= set(seeds)
+    }
     lines = []
-    for name, games in (sets or {"all": list(seeds)} if seeds else {}).items():
-        heading = f"`--games {name}`" if name in GAME_SETS else "All games"
-        lines += [
-            "",
-            f"{heading} ({', '.join(games)}):",
-            *aggregate_lines({g: seeds[g] for g in games}),
-        ]
-        if name == "atari5":
+    for heading, games in (whole or {"All games": list(seeds)}).items():
+        lines += ["", f"{heading} ({', '.join(games)}):"]
+        lines += aggregate_lines({g: seeds[g] for g in games})
+        if games == GAME_SETS["atari5"]:
             predicted = {play: atari5_median(game_means(records, key)) for play, key in PLAYS}
             shown = ", ".join(f"{v:.3f} {play}" for play, v in predicted.items() if v is not None)
             lines.append(f"- predicted 57-game median ({ATARI5_ERROR}): {shown}")
