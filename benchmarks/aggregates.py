@@ -51,12 +51,13 @@ def aggregate_lines(scores: dict[str, list[float]]) -> list[str]:
     """One line per aggregate with its 95% interval, over `scores` (game -> its seeds' scores)."""
     matrix = score_matrix(scores)
     func = lambda x: np.array([aggregate(x) for aggregate in AGGREGATES.values()])  # noqa: E731
+    runs, games = matrix.shape
+    if runs == 1:  # nothing to resample
+        lines = [f"Over {games} games x 1 seed, human-normalized (one seed: no interval):"]
+        values = zip(AGGREGATES, func(matrix), strict=True)
+        return lines + [f"- {name}: {value:.3f}" for name, value in values]
     np.random.seed(SEED)
     points, intervals = rly.get_interval_estimates({"run": matrix}, func, reps=REPS)
-    runs, games = matrix.shape
-    if runs == 1:
-        lines = [f"Over {games} games x 1 seed, human-normalized (one seed: no interval):"]
-        return lines + [f"- {name}: {points['run'][i]:.3f}" for i, name in enumerate(AGGREGATES)]
     lines = [
         f"Over {games} games x {runs} seeds (the first {runs} of each game), human-normalized, "
         "stratified-bootstrap 95% intervals (rliable):"

@@ -18,9 +18,9 @@ resumed. After every game it rewrites `<out>/summary.md` (one table, with human-
 scores; the aggregates with their intervals over each named game set the records hold whole,
 and the 57-game median Atari-5's five games predict), `<out>/curves.png` and
 `<out>/profile.png` (the performance profile); `--summary` rewrites only those, from the
-records, offline. `--summary
---own <dir>,<dir>` summarizes instead, from those dirs, the records of each game's own command
-(`python train.py env=<game>`, with the recipe its game file chooses). The summary ends with its
+records, offline. `--summary --own <dir>,<dir>` summarizes instead, from those dirs, the records
+of each game's own command (`python train.py env=<game>`, with the recipe its game file
+chooses). The summary ends with its
 games side by side with the default recipe's records (`benchmarks/atari/default`; `--against`
 names others, comma-separated).
 """
