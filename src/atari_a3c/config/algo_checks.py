@@ -13,6 +13,11 @@ from atari_a3c.errors import ConfigError
 
 def validate_algo(cfg: DictConfig) -> None:
     algo = cfg.algo
+    if algo.get("advantage_rms_rate") and algo.name not in ("a3c", "impala"):
+        raise ConfigError(
+            f"algo.advantage_rms_rate is for algo=a3c or impala (algo={algo.name} "
+            + ("normalizes its advantages per minibatch)" if algo.name == "ppo" else "has none)")
+        )
     if algo.name == "dqn":
         rollout = algo.unroll * cfg.envs_per_worker * algo.batch_rollouts
         if algo.replay_size < rollout:

@@ -48,6 +48,12 @@ class AlgoConfig:
     popart_rate: float = key(
         RATE, 0.0, doc="step size of PopArt's running mean and std of value targets (0: off)"
     )
+    advantage_rms_rate: float = key(
+        RATE,
+        0.0,
+        doc="a3c, impala: step size of the advantages' running root mean square, which the "
+        "policy gradient divides them by, so entropy_coef weighs the bonus per unit of it (0: off)",
+    )
     gae_lambda: float | None = key(
         PROBABILITY, None, ACTOR_CRITIC, doc="GAE lambda; 1 gives plain n-step returns"
     )

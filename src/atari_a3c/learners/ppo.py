@@ -75,8 +75,8 @@ class PPOLearner(ActorCriticLearner):
                 "losses/approx_kl": torch.stack(kls).mean(),
             }
         )
-        self.keep_value_targets(targets)
-        self.track_value_targets()
+        self.keep_moments(targets)
+        self.track_moments()
 
     def updates_per_frame(self) -> float:
         """Each rank's optimizer steps per env frame trained on (by all ranks)."""

@@ -138,5 +138,5 @@ class ReinforceLearner(ActorCriticLearner):
             return None
         losses, targets, values = reinforce_losses(self.model, episodes, self.cfg.algo)
         self.log_step(batch, losses, targets, values)
-        self.keep_value_targets(targets)
+        self.keep_moments(targets)
         return losses.total
