@@ -28,7 +28,7 @@ def test_help_follows_the_options_chosen():
 def test_evaluate_help_describes_its_keys_and_the_checkpoint_sources():
     text = help_text(ROOT / "conf" / "evaluate", "evaluate", [])
     assert text.startswith("python evaluate.py [key=value ...]\n")
-    assert "  greedy=true  # argmax actions; false samples from the policy" in text
+    assert "  greedy=false  # argmax actions; false samples from the policy" in text
     assert "pretrained/pong" in text and "wandb:<entity>/<project>/model-<run id>" in text
 
 

@@ -47,15 +47,16 @@ def test_results_json_and_csv_hold_every_game(cartpole_run, tmp_path):
     assert len(report["games"]) == 4 and report["summary"]["episodes"] == 4
     assert [g["seed"] for g in report["games"]] == [0, 1, 2, 3]
     assert report["env_id"] == "CartPole-v1" and report["frames_trained"] >= 30000
+    assert report["actions"] == "sampled"  # the peers' protocol, by default
     assert len((tmp_path / "results.csv").read_text().splitlines()) == 5
 
 
 def test_a_reused_output_dir_keeps_no_stale_games_and_the_mode_is_said(cartpole_run, tmp_path):
     ckpt = cartpole_run / "checkpoints" / "last.ckpt"
     assert evaluate(f"ckpt={ckpt}", "episodes=3", f"output_dir={tmp_path}").returncode == 0
-    result = evaluate(f"ckpt={ckpt}", "episodes=1", "greedy=false", f"output_dir={tmp_path}")
+    result = evaluate(f"ckpt={ckpt}", "episodes=1", "greedy=true", f"output_dir={tmp_path}")
     assert result.returncode == 0, result.stderr
-    assert "CartPole-v1: 1 games, actions sampled from the policy, seeds from 0" in result.stdout
+    assert "CartPole-v1: 1 games, greedy (argmax) actions, seeds from 0" in result.stdout
     assert [p.name for p in (tmp_path / "replays").iterdir()] == ["game-1.npz"]
 
 

@@ -4,7 +4,7 @@ import copy
 import math
 
 import torch
-from helpers.runs import compose
+from helpers.runs import compose, read_metrics, train
 from omegaconf import OmegaConf
 
 from atari_a3c.learners.actor_critic import ActorCriticLearner
@@ -88,3 +88,36 @@ def test_the_learning_rate_rises_over_the_warmup_and_falls_over_the_cooldown():
     assert [lr_factor(step, 0, 100, 10) for step in (0, 90, 95, 100)] == [1.0, 1.0, 0.5, 0.0]
     assert math.isclose(lr_factor(1, 4, 10, 10), 0.5 * 0.9)
     assert lr_factor(7, 0, 10, 0) == 1.0
+
+
+def test_advantages_divided_by_their_rms_make_the_policy_gradient_scale_free():
+    learner, _ = make_learner("algo.popart_rate=0.01", "algo.advantage_rms_rate=0.01")
+    small, large = scaled_losses(learner, 1.0), scaled_losses(learner, 100.0)  # the batch's RMS
+    torch.testing.assert_close(small.policy, large.policy, rtol=1e-4, atol=0)
+    learner.advantage_rms = 0.5  # tracked
+    small = scaled_losses(learner, 1.0)
+    learner.advantage_rms = 50.0
+    torch.testing.assert_close(
+        small.policy, scaled_losses(learner, 100.0).policy, rtol=1e-4, atol=0
+    )
+    learner.advantage_rms = 1.0  # twice the RMS, half the policy gradient
+    torch.testing.assert_close(
+        small.policy, 2 * scaled_losses(learner, 1.0).policy, rtol=1e-4, atol=0
+    )
+
+
+def test_the_advantages_rms_is_tracked_logged_and_kept_by_the_checkpoint(tmp_path):
+    train(
+        tmp_path, "experiment=cartpole", "debug=tiny", "logger=csv", "algo.advantage_rms_rate=0.1"
+    )
+    checkpoint = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
+    kept = checkpoint["atari_a3c"]["advantage_rms"]
+    logged = [
+        row["losses/advantage_rms"]
+        for row in read_metrics(tmp_path)
+        if "losses/advantage_rms" in row
+    ]
+    assert kept > 0 and math.isclose(logged[-1], kept, rel_tol=1e-6)
+    resumed, _ = make_learner("algo.advantage_rms_rate=0.1")
+    resumed.on_load_checkpoint(checkpoint)
+    assert resumed.advantage_rms == kept

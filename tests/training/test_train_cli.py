@@ -123,6 +123,11 @@ def test_spaceinvaders_adam(run_dir):
         ("workers=0", "workers must be a positive integer"),
         ("algo.popart_rate=1", "algo.popart_rate must be in [0, 1)"),
         ("algo.obs_mean_rate=-0.1", "algo.obs_mean_rate must be in [0, 1)"),
+        ("algo.advantage_rms_rate=1", "algo.advantage_rms_rate must be in [0, 1)"),
+        (
+            "algo=ppo algo.advantage_rms_rate=0.01",
+            "algo.advantage_rms_rate is for algo=a3c or impala (algo=ppo normalizes its",
+        ),
         ("algo.lr_warmup_frames=-1", "algo.lr_warmup_frames must be an integer >= 0, got -1"),
         ("actors.nice=20", "actors.nice must be an integer from 0 to 19, got 20"),
         ("env.id=ALE/Pongg-v5", "unknown env 'ALE/Pongg-v5'"),

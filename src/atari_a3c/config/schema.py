@@ -95,7 +95,7 @@ class EvalConfig:
     at_end: bool = key(doc="score the final weights too (a sweep's metric)")
     greedy: bool = key(
         doc="argmax actions; false: actions sampled from the policy (DQN: epsilon-greedy at its "
-        "final epsilon), for games where argmax play repeats one game"
+        "final epsilon), the peers' protocol"
     )
 
 
@@ -176,7 +176,7 @@ class EvaluateConfig:
     episodes: int = key(POSITIVE, doc="full games to play")
     greedy: bool = key(
         doc="argmax actions; false samples from the policy (dqn: epsilon-greedy at its "
-        "algo.epsilon_final)"
+        "algo.epsilon_final), the peers' protocol"
     )
     seed: int = key(COUNT, doc="game i is reset with seed + i")
     env: str | None = key(

@@ -137,9 +137,12 @@ def announce(cfg: DictConfig, env_id: str) -> None:
     print(f"{env_id}: {cfg.episodes} games, {actions}, seeds from {cfg.seed}", flush=True)
 
 
-def write_results(out: Path, games: list[Game], summary: dict, meta: dict) -> None:
+def write_results(
+    out: Path, games: list[Game], summary: dict, meta: dict, greedy: bool
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": meta["env_id"], "frames_trained": meta["frames"], "summary": summary}
+    report["actions"] = "greedy" if greedy else "sampled"
     report["games"] = as_rows(games)
     (out / "results.json").write_text(json.dumps(report, indent=2))
     with (out / "results.csv").open("w", newline="") as f:
@@ -205,7 +208,9 @@ def evaluate(cfg: DictConfig) -> float:
     if cfg.greedy and (note := one_game_repeated(games)):
         print(note)
     if out is not None:
-        write_results(out, games, summary, checkpoint[KEY] | {"env_id": train_cfg.env.id})
+        write_results(
+            out, games, summary, checkpoint[KEY] | {"env_id": train_cfg.env.id}, cfg.greedy
+        )
         for i, game in enumerate(games):
             recorded.save(game.recording, out / "replays" / f"game-{i + 1}.npz")
         print(f"results: {out / 'results.json'}; replays: {out / 'replays'}")
