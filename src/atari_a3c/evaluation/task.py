@@ -137,9 +137,7 @@ def announce(cfg: DictConfig, env_id: str) -> None:
     print(f"{env_id}: {cfg.episodes} games, {actions}, seeds from {cfg.seed}", flush=True)
 
 
-def write_results(
-    out: Path, games: list[Game], summary: dict, meta: dict, greedy: bool
-) -> None:
+def write_results(out: Path, games: list[Game], summary: dict, meta: dict, greedy: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     report = {"env_id": meta["env_id"], "frames_trained": meta["frames"], "summary": summary}
     report["actions"] = "greedy" if greedy else "sampled"
