@@ -1,4 +1,5 @@
-"""Faults tried for real: dead, raising and hung actors, signals, kills mid-save, resume, NaN."""
+"""Faults tried for real: dead, raising and hung actors, a fork server killed mid-start, signals,
+kills mid-save, resume, NaN."""
 
 import contextlib
 import os
@@ -38,8 +39,10 @@ def start(
     marker: Path | None = None,
     new_group: bool = False,
     stdout: int = subprocess.DEVNULL,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(HELPERS), "FAULT_MARKER": str(marker or "")}
+    env |= extra_env or {}
     args = [sys.executable, str(ROOT / "train.py"), f"hydra.run.dir={run_dir}", *overrides]
     process = subprocess.Popen(
         args,
@@ -116,6 +119,71 @@ def test_killed_actor_is_replaced_and_training_finishes(run_dir):
     assert restarts(run_dir) == 1
     log = (run_dir / "train.log").read_text()
     assert log.count("actor-0 failed (killed by signal 9)") == 1
+
+
+def frames_logged(run_dir: Path) -> float:
+    return max((row.get("charts/frames", 0) for row in read_metrics(run_dir)), default=0)
+
+
+def start_with_a_held_fork(run_dir: Path, tmp_path: Path, *overrides: str) -> tuple:
+    """A run whose fork server, once armed (`arm.touch()`), holds its next fork until it is
+    killed (helpers/fork_delay)."""
+    arm = tmp_path / "arm"
+    hook = {"PYTHONPATH": f"{HELPERS}:{HELPERS / 'fork_delay'}", "FORK_DELAY_ARM": str(arm)}
+    process = start(run_dir, *CARTPOLE, *overrides, new_group=True, extra_env=hook)
+    wait_for_training(run_dir, process)
+    return process, arm
+
+
+def kill_the_fork_server_when_it_forks(process: subprocess.Popen, arm: Path) -> None:
+    deadline = time.time() + 30
+    while not Path(f"{arm}.forking").exists():  # the held fork has begun
+        assert time.time() < deadline and process.poll() is None
+        time.sleep(0.05)
+    (server,) = [c for c in children(process.pid) if c.ppid() == process.pid]
+    server.kill()
+
+
+def test_fork_server_killed_while_forking_a_replacement_is_one_more_failure(run_dir, tmp_path):
+    process, arm = start_with_a_held_fork(run_dir, tmp_path, "frames=10000000")
+    arm.touch()
+    os.kill(actor_pids(process.pid)[0], signal.SIGKILL)  # its replacement's fork is held
+    kill_the_fork_server_when_it_forks(process, arm)
+    killed_at = frames_logged(run_dir)
+    deadline = time.time() + 60
+    while frames_logged(run_dir) < killed_at + 10000:
+        assert process.poll() is None, process.stderr.read()
+        assert time.time() < deadline, "no frames after the fork server died"
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGTERM)
+    assert process.wait(timeout=15) == 143
+    assert "(its replacement did not start: " in (run_dir / "train.log").read_text()
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    assert checkpoint["atari_a3c"]["frames"] > killed_at
+
+
+def test_replacement_that_fails_to_start_past_the_budget_stops_with_a_checkpoint(run_dir, tmp_path):
+    process, arm = start_with_a_held_fork(
+        run_dir, tmp_path, "frames=10000000", "actors.max_failures=1"
+    )
+    arm.touch()
+    os.kill(actor_pids(process.pid)[0], signal.SIGKILL)
+    kill_the_fork_server_when_it_forks(process, arm)
+    assert process.wait(timeout=60) == 1
+    error = "error: actor-0 failed 2 times in 300 s; last: its replacement did not start: "
+    assert error in process.stderr.read()
+    torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+
+
+def test_evaluation_that_fails_to_start_is_one_warning(run_dir, tmp_path):
+    evals = ("callbacks.eval.every_frames=20000", "callbacks.eval.episodes=20", "frames=60000")
+    process, arm = start_with_a_held_fork(run_dir, tmp_path, *evals)
+    arm.touch()  # the next fork: the first evaluation's
+    kill_the_fork_server_when_it_forks(process, arm)
+    assert process.wait(timeout=300) == 0, process.stderr.read()
+    assert "evaluation process did not start (" in (run_dir / "train.log").read_text()
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)
+    assert [frames for frames, _ in checkpoint["atari_a3c"]["eval_history"]][0] >= 40000
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ shutdown to the main process, and die with it.
 Where the platform has one, they are forked from a fork server that imported their modules once,
 so a new actor (a start, or a replacement after a crash) runs in milliseconds instead of paying
 seconds of imports; `start_fork_server()` starts it early, to import while the main process
-imports Lightning.
+imports Lightning. A start that fails (START_ERRORS: the server died while forking, the child's
+pipe closed) is the caller's to count; `restart_fork_server()` then readies a fresh server.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from multiprocessing import forkserver
 
 PR_SET_PDEATHSIG = 1
@@ -25,6 +27,7 @@ PRELOAD = [
     "atari_a3c.evaluation.play",
 ]  # the script and what its children run
 HAS_FORK_SERVER = "forkserver" in mp.get_all_start_methods()
+START_ERRORS = (EOFError, OSError)  # OSError: BrokenPipeError, ConnectionRefusedError and kin
 
 
 def context() -> mp.context.BaseContext:
@@ -49,6 +52,19 @@ def start_fork_server() -> None:
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def restart_fork_server(wait: float = 1.0) -> None:
+    """After a failed start: give a dying fork server up to `wait` seconds to exit, then start a
+    fresh one if it has. The stdlib relaunches a server it sees exited (`ensure_running`); one
+    still running is kept, as stopping it would kill its children, the running actors."""
+    pid = forkserver._forkserver._forkserver_pid
+    deadline = time.monotonic() + wait
+    while pid is not None and time.monotonic() < deadline:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):  # exited: not reaped
+            break
+        time.sleep(0.01)
+    start_fork_server()
 
 
 def become_child() -> int:

@@ -13,7 +13,12 @@ import torch
 import torch.multiprocessing as mp
 
 from atari_a3c.actors.actor import POLL_SECONDS, actor_main
-from atari_a3c.actors.child_process import context
+from atari_a3c.actors.child_process import (
+    START_ERRORS,
+    context,
+    restart_fork_server,
+    start_fork_server,
+)
 from atari_a3c.actors.shared import SharedWeights, SlotLayout, allocate_slots
 from atari_a3c.errors import ActorFailure
 
@@ -51,8 +56,9 @@ class ActorPool:
     Each actor owns a fixed set of slots, passed back and forth as indices over its own pipe.
     A dead actor, or one that finished no rollout for `timeout` seconds, is replaced by a new
     process with fresh envs, which gets every slot the old one held (half-written ones are simply
-    written again). More than `max_failures` failures of one actor within `window` seconds raise
-    ActorFailure.
+    written again); a replacement that fails to start (its fork server died) is one more failure,
+    and the next try gets a fresh fork server. More than `max_failures` failures of one actor
+    within `window` seconds raise ActorFailure.
     """
 
     def __init__(self, cfg_dict: dict, layout: SlotLayout, weights: SharedWeights, seed: int):
@@ -74,7 +80,8 @@ class ActorPool:
         self.restarts = 0
 
     def _start_actor(self, worker: int) -> tuple[mp.Process, Connection]:
-        """Start actor `worker` (a new seed per restart: fresh envs) and hand it its slots."""
+        """Start actor `worker` (a new seed per restart: fresh envs) and hand it its slots. A start
+        that fails raises one of START_ERRORS and leaves nothing of it running."""
         seed = self.seed + worker * self.layout.num_envs + 7919 * len(self.failures[worker])
         self.heartbeat[worker] = time.time()
         ours, theirs = self.ctx.Pipe()
@@ -83,10 +90,19 @@ class ActorPool:
             target=actor_main, args=(worker, theirs, shared, seed), name=f"actor-{worker}"
         )
         process.daemon = True
-        process.start()
-        theirs.close()
-        for index in sorted(self.outstanding[worker]):
-            ours.send(index)
+        try:
+            start_fork_server()  # a new one if the last died, ignoring the signals it must
+            process.start()
+            theirs.close()
+            for index in sorted(self.outstanding[worker]):
+                ours.send(index)
+        except START_ERRORS:
+            theirs.close()
+            ours.close()
+            if process.pid is not None:
+                process.kill()
+                process.join()
+            raise
         return process, ours
 
     def launch(self, rank: int = 0) -> None:
@@ -134,6 +150,23 @@ class ActorPool:
         return f"exited with code {exitcode}"
 
     def _replace(self, worker: int, cause: str) -> None:
+        """Start a new actor `worker`; a start that fails is one more failure of it."""
+        while True:
+            self._count_failure(worker, cause)
+            log.warning(
+                "actor-%d failed (%s); starting a replacement with fresh envs", worker, cause
+            )
+            self.restarts += 1
+            self.conns[worker].close()
+            try:
+                self.processes[worker], self.conns[worker] = self._start_actor(worker)
+                return
+            except START_ERRORS as error:
+                cause = f"its replacement did not start: {type(error).__name__}: {error}"
+                restart_fork_server()
+
+    def _count_failure(self, worker: int, cause: str) -> None:
+        """Raise ActorFailure if this failure is one more than the window allows."""
         now = time.time()
         failures = self.failures[worker]
         failures.append(now)
@@ -143,10 +176,6 @@ class ActorPool:
             raise ActorFailure(
                 f"actor-{worker} failed {len(failures)} times in {self.window:g} s; last: {cause}"
             )
-        log.warning("actor-%d failed (%s); starting a replacement with fresh envs", worker, cause)
-        self.restarts += 1
-        self.conns[worker].close()
-        self.processes[worker], self.conns[worker] = self._start_actor(worker)
 
     def _receive(self, worker: int, message: int | str) -> None:
         """A filled slot's index, or an actor's last words before it exits."""

@@ -13,7 +13,12 @@ from pathlib import Path
 import torch.multiprocessing as mp
 from lightning.pytorch.callbacks import Callback
 
-from atari_a3c.actors.child_process import context
+from atari_a3c.actors.child_process import (
+    START_ERRORS,
+    context,
+    restart_fork_server,
+    start_fork_server,
+)
 from atari_a3c.evaluation.play import score_checkpoint
 from atari_a3c.evaluation.scores import human_normalized
 
@@ -129,8 +134,16 @@ class PeriodicEvaluation(Callback):
 
     def _score_candidate(self) -> None:
         args = (str(self.candidate), self.episodes, self.seed, self.greedy, self.results)
-        self.process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
-        self.process.start()
+        process = self.ctx.Process(target=score_checkpoint, args=args, daemon=True)
+        try:
+            start_fork_server()  # a new one if the last died
+            process.start()
+        except START_ERRORS as error:  # like a dead evaluation: the next one gets a fresh server
+            log.warning("evaluation process did not start (%r); training goes on", error)
+            self.candidate.unlink(missing_ok=True)
+            restart_fork_server()
+            return
+        self.process = process
 
     def _scores(self, block: bool) -> list[float] | None:
         """The running evaluation's scores; [] if its process died or a signal ended it, None if
