@@ -20,8 +20,8 @@ import time
 import torch
 import torch._inductor.config as inductor
 from ceiling import acting_step, median_ms, random_batch, update_step
-from throughput import compose_config
 
+from atari_a3c.bench.recipes import compose_config
 from atari_a3c.envs.make import env_spec
 from atari_a3c.hardware import bf16_supported, cpu_model, keep_freed_memory
 from atari_a3c.models.actor_critic import build_model

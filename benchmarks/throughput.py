@@ -26,6 +26,7 @@ import numpy as np
 import psutil
 from ceiling import compute_ceiling  # benchmarks/ceiling.py, beside this script
 
+from atari_a3c.bench.recipes import compose_config
 from atari_a3c.hardware import BF16_FLAGS, cores, cpu_flags, cpu_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,19 +56,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.peers and (why := peers_missing(args.peer_python)):
         p.error(f"--peers: {why}")
     return args
-
-
-def compose_config(overrides: list[str]):
-    """The config train.py would compose, without a metrics logger."""
-    from hydra import compose, initialize_config_dir
-
-    from atari_a3c.config import schema  # noqa: F401  (registers the config's types and games)
-    from atari_a3c.config.job import size_from_cores
-
-    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=[*overrides, "logger=none"])
-    size_from_cores(cfg)
-    return cfg
 
 
 def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, int, int]:

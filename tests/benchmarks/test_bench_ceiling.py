@@ -5,14 +5,15 @@ import sys
 import torch
 from helpers.runs import ROOT
 
+from atari_a3c.bench.recipes import compose_config
+
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import ceiling  # noqa: E402  (benchmarks/ceiling.py)
-import throughput  # noqa: E402  (benchmarks/throughput.py)
 
 
 def recipe_learner_and_batch():
     """The default recipe's config, a fresh learner and a random rollout batch of its shape."""
-    cfg = throughput.compose_config([])
+    cfg = compose_config([])
     spec = ceiling.env_spec(cfg)
     learner = ceiling.learner_for(cfg, spec)
     hidden = learner.model.hidden_size
@@ -32,7 +33,7 @@ def test_the_timed_update_trains_the_model_and_acting_leaves_it_alone():
 
 
 def test_the_timed_frames_are_laid_out_as_the_learner_receives_them():
-    cfg = throughput.compose_config([])
+    cfg = compose_config([])
     spec = ceiling.env_spec(cfg)
     batch = ceiling.random_batch(cfg.algo.unroll, cfg.envs_per_worker, spec, 512)
     frames = batch["obs"].flatten(0, 1)  # as the encoder sees them

@@ -1,4 +1,4 @@
-"""The seven-game benchmark: trains, scores with evaluate.py, records, and skips what it has."""
+"""The bench: trains, scores with evaluate.py, records, and skips what it has."""
 
 import json
 import signal
@@ -17,7 +17,7 @@ TINY += ("callbacks.eval.episodes=1", "callbacks.eval.at_end=false")
 
 
 def bench_command(tmp_path, *args: str, frames: int = 4000) -> list[str]:
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "atari.py"), "--games", "pong"]
+    cmd = [sys.executable, "-m", "atari_a3c.bench", "--games", "pong"]
     cmd += ["--frames", str(frames), "--episodes", "2", "--seeds", "3"]
     return cmd + ["--out", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *args]
 

@@ -1,0 +1,154 @@
+"""Tables: one row per record, one per game, a recipe's games beside another's, and the notes on
+what the records share and where they differ (recipe, evaluation protocol, commits)."""
+
+from __future__ import annotations
+
+import shlex
+import statistics
+from collections import Counter
+
+from atari_a3c.bench.aggregates import aggregate_sections
+from atari_a3c.bench.records import LIFE_MEMORY_COMMIT, overrides_of, protocol_of
+from atari_a3c.bench.scores import by_game, game_means, mean_score, target
+from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN, human_normalized
+
+
+def norm_cell(game: str, score: float | None) -> str:
+    """The human-normalized score as a table cell; `-` for a game outside the 57 or no score."""
+    value = None if score is None else human_normalized(game, score)
+    return "-" if value is None else f"{value:.3f}"
+
+
+def cell(summary: dict | None) -> str:
+    return f"{summary['mean']:.1f} +- {summary['std']:.1f}" if summary else "-"
+
+
+def number(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def goal_cell(record: dict) -> str:
+    goal = target(record)
+    return f"{goal[0]:g}" if goal else "-"
+
+
+def summary_table(records: list[dict]) -> str:
+    """Every record's row, the per-game table, the medians, the aggregates and the notes."""
+    lines = [
+        "| game | seed | greedy mean +- std (30 games) | median | sampled mean +- std "
+        "| best.ckpt greedy | target | human-norm. | minutes | frames/s | commit |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in records:
+        final = r.get("final")
+        lines.append(
+            f"| {r['game']} | {r['seed']} | {cell(final)} "
+            f"| {number(final and final['median'], '.1f')} | {cell(r.get('final_sampled'))} "
+            f"| {cell(r.get('final_best'))} | {goal_cell(r)} "
+            f"| {norm_cell(r['game'], final and final['mean'])} "
+            f"| {number(r.get('wall_clock_minutes'), '.0f')} "
+            f"| {number(r.get('frames_per_second'), ',.0f')} | {commit_cell(r)} |"
+        )
+    if records:
+        lines.append("\n" + per_game_table(records))
+    if scores := list(game_means(records).values()):
+        lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
+                     f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
+    if sampled := list(game_means(records, "final_sampled").values()):
+        lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
+                     f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
+    lines += aggregate_sections(records)
+    if records:
+        lines.append("\n" + "\n".join(f"- {note}" for note in provenance(records)))
+    return "\n".join(lines)
+
+
+def per_game_table(records: list[dict]) -> str:
+    """One row per game: its seeds' mean greedy and sampled scores and how many meet the target."""
+    lines = [
+        "| game | seeds | greedy, mean of seeds | seeds >= target | sampled, mean of seeds "
+        "| target | human-norm. (greedy) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for game, rows in by_game(records).items():
+        greedy, goal = mean_score(rows), target(rows[0])
+        scored = [r for r in rows if r.get("final")]
+        met = sum(r["final"]["mean"] >= goal[0] for r in scored) if goal else None
+        lines.append(
+            f"| {game} | {len(rows)} | {number(greedy, ',.1f')} "
+            f"| {'-' if met is None else f'{met} of {len(scored)}'} "
+            f"| {number(mean_score(rows, 'final_sampled'), ',.1f')} | {goal_cell(rows[0])} "
+            f"| {norm_cell(game, greedy)} |"
+        )
+    return "\n".join(lines)
+
+
+def versus_table(records: list[dict], baseline: list[dict], name: str) -> str:
+    """This recipe's games beside `baseline`'s (greedy, mean of seeds), and the median
+    human-normalized score of each over the games both have."""
+    lines = [
+        f"Side by side with `{name}` (greedy, mean of seeds):\n",
+        "| game | seeds | greedy | human-norm. | seeds there | greedy there | human-norm. there |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    theirs = by_game(baseline)
+    ours, both = [], []
+    for game, rows in by_game(records).items():
+        greedy = mean_score(rows)
+        row = f"| {game} | {len(rows)} | {number(greedy, ',.1f')} | {norm_cell(game, greedy)} "
+        other = mean_score(theirs[game]) if game in theirs else None
+        if other is not None:
+            row += f"| {len(theirs[game])} | {other:,.1f} | {norm_cell(game, other)} |"
+            if game in RANDOM_AND_HUMAN and greedy is not None:
+                ours.append(human_normalized(game, greedy))
+                both.append(human_normalized(game, other))
+        else:
+            row += "| 0 | - | - |"
+        lines.append(row)
+    if both:
+        lines.append(f"\nMedian human-normalized score over the {len(both)} games both have: "
+                     f"{statistics.median(ours):.3f} here, {statistics.median(both):.3f} "
+                     f"there.")  # fmt: skip
+    return "\n".join(lines)
+
+
+def commit_cell(record: dict) -> str:
+    """The commit training started at (+dirty: with uncommitted changes), the commits it resumed
+    and was scored at where they differ; an older record's only commit is the scoring one."""
+    start = record.get("train_commit")
+    if not start:
+        return f"{record['commit']} (scored)" if record.get("commit") else "-"
+    cell = start + ("+dirty" if record.get("train_dirty") else "")
+    for r in record.get("resumed", []):
+        if (r["commit"], r["dirty"]) != (start, bool(record.get("train_dirty"))):
+            cell += f", resumed at {r['frames'] / 1e6:.1f}M: {r['commit']}"
+            cell += "+dirty" if r["dirty"] else ""
+    return cell + (f", scored at {record['commit']}" if record["commit"] != start else "")
+
+
+def provenance(records: list[dict]) -> list[str]:
+    """What the records share and where they differ: recipe, evaluation protocol, commits."""
+    recipes = Counter(shlex.join(overrides_of(r)) for r in records)
+    named = {f"`{k}`" if k else "the default recipe": n for k, n in recipes.items()}
+    if len(named) == 1:
+        lines = [f"Recipe: {next(iter(named))}" + ("" if "" in recipes else " (overrides)") + "."]
+    else:
+        mix = ", ".join(f"{k} ({n} records)" for k, n in named.items())
+        lines = [f"The records differ in their overrides: {mix}; each game's mean averages them."]
+    protocols = Counter(protocol_of(r) for r in records)
+    if len(protocols) == 1:
+        lines.append(f"Evaluation protocol: {next(iter(protocols))}.")
+    else:
+        mix = ", ".join(f"{n} of {len(records)} with {p}" for p, n in protocols.most_common())
+        lines.append(f"The means average records scored under different evaluation protocols: "
+                     f"{mix} (evaluate.py restarts it from commit {LIFE_MEMORY_COMMIT} "
+                     f"on).")  # fmt: skip
+    if unknown := sum(not r.get("train_commit") for r in records):
+        lines.append(f"{unknown} of {len(records)} records do not name the commit their training "
+                     "started at (made before records did, or trained outside the bench): each "
+                     "names the commit it was scored at, and its training may have started at "
+                     "an earlier one.")  # fmt: skip
+    if dirty := sum(bool(r.get("train_dirty")) for r in records):
+        lines.append(f"{dirty} of {len(records)} records trained from a tree with uncommitted "
+                     "changes to tracked files (+dirty).")  # fmt: skip
+    return lines
