@@ -6,8 +6,8 @@ import torch
 from helpers.runs import ROOT
 from omegaconf import OmegaConf
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import advantage_scale  # noqa: E402  (benchmarks/advantage_scale.py)
+sys.path.insert(0, str(ROOT / "benchmarks" / "diagnostics"))
+import advantage_scale  # noqa: E402  (benchmarks/diagnostics/advantage_scale.py)
 
 PONG = str(ROOT / "src" / "atari_a3c" / "pretrained" / "pong.ckpt")
 

@@ -7,8 +7,8 @@ from helpers.runs import ROOT
 
 from atari_a3c.bench.recipes import compose_config
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import ceiling  # noqa: E402  (benchmarks/ceiling.py)
+sys.path.insert(0, str(ROOT / "benchmarks" / "speed"))
+import ceiling  # noqa: E402  (benchmarks/speed/ceiling.py)
 
 
 def recipe_learner_and_batch():

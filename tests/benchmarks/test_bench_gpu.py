@@ -8,7 +8,7 @@ import sys
 import pytest
 from helpers.runs import ROOT
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "speed"))
 from gpu import evaluation_reached  # noqa: E402
 
 
@@ -25,12 +25,12 @@ def test_the_pong_run_stops_at_the_first_evaluation_of_18(tmp_path):
 @pytest.mark.slow
 def test_a_layout_record_names_the_machine_and_its_rates(tmp_path):
     layout = "workers=1 envs_per_worker=2 learner_threads=1"
-    cmd = [sys.executable, "benchmarks/gpu.py", "--frames", "8000", "--pong-frames", "0"]
+    cmd = [sys.executable, "benchmarks/speed/gpu.py", "--frames", "8000", "--pong-frames", "0"]
     cmd += ["--layouts", layout, "--out", str(tmp_path), "trainer.accelerator=cpu"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     record = json.loads((tmp_path / "layout0.json").read_text())
-    assert record["command"].startswith("python benchmarks/gpu.py --frames 8000")
+    assert record["command"].startswith("python benchmarks/speed/gpu.py --frames 8000")
     assert len(record["commit"]) == 40 and record["cores"] >= 1 and record["cpu"]
     assert record["layout"] == layout and record["frames_per_second"] > 0
     assert 0 <= record["cpu_idle_percent"] <= 100

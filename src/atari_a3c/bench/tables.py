@@ -34,8 +34,10 @@ def goal_cell(record: dict) -> str:
 
 def summary_table(records: list[dict]) -> str:
     """Every record's row, the per-game table, the medians, the aggregates and the notes."""
+    played = {r["final"].get("episodes") for r in records if r.get("final")}
+    games = f" ({played.pop()} games)" if len(played) == 1 else ""
     lines = [
-        "| game | seed | greedy mean +- std (30 games) | median | sampled mean +- std "
+        f"| game | seed | greedy mean +- std{games} | median | sampled mean +- std "
         "| best.ckpt greedy | target | human-norm. | minutes | frames/s | commit |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]

@@ -1,6 +1,6 @@
 """Which precision and memory layout is fastest for the conv encoders on this CPU?
 
-`python benchmarks/precision.py [--repeats 12] [--threads 1]` times, for the Nature and the
+`python benchmarks/speed/precision.py [--repeats 12] [--threads 1]` times, for the Nature and the
 A3C port's encoder, one learner update (forward + backward + Adam step, batch of 96 frames: 16
 envs x 6 steps) and one actor inference (16 frames, no grad) in fp32 and bf16 autocast, each in
 NCHW and channels_last, and prints the medians in milliseconds with the CPU's bf16 flags. The
@@ -96,7 +96,7 @@ def acting_step_ms(repeats: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(prog="python benchmarks/precision.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/speed/precision.py", description=__doc__)
     p.add_argument("--repeats", type=int, default=12)
     p.add_argument("--threads", type=int, default=1, help="torch threads (the learner has 1)")
     args = p.parse_args()

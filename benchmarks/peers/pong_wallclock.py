@@ -1,11 +1,11 @@
 """Pong against wall-clock minutes, ours beside the peer's, and the minutes each took to a greedy
 score of +18.
 
-`python benchmarks/pong_wallclock.py` reads the records of `benchmarks/atari.py` (`pong-seed*.json`)
-and of `benchmarks/peer_a2c_pong.py` (`peer/sb3-a2c-pong-seed*.json`), prints one table and writes
-`<dir>/pong-wallclock.png`. The peer's minutes are measured at each evaluation; ours are the
-point's frames over the run's overall rate (its wall clock counts start-up, the evaluation
-process and the final evaluation, so the estimate errs late).
+`python benchmarks/peers/pong_wallclock.py` reads the bench's records (`pong-seed*.json`) and
+those of `benchmarks/peers/peer_a2c_pong.py` (`peer/sb3-a2c-pong-seed*.json`), prints one table
+and writes `<dir>/pong-wallclock.png`. The peer's minutes are measured at each evaluation; ours
+are the point's frames over the run's overall rate (its wall clock counts start-up, the
+evaluation process and the final evaluation, so the estimate errs late).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-from atari import load_records  # benchmarks/atari.py, beside this script
+
+from atari_a3c.bench.records import load_records
 
 TARGET = 18.0
 

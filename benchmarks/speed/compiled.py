@@ -1,9 +1,9 @@
 """Would `torch.compile` make the default recipe faster on this CPU?
 
-`python benchmarks/compiled.py [--repeats 15] [OVERRIDE ...]` times, one thread each in the
+`python benchmarks/speed/compiled.py [--repeats 15] [OVERRIDE ...]` times, one thread each in the
 run-time precision, one learner update of the recipe's shape and one actor step of its envs
-(`benchmarks/ceiling.py`'s), eagerly and through `torch.compile` (Inductor's defaults; the actor
-step also with `freezing`, Inductor's inference mode that folds the weights into its kernels),
+(`benchmarks/speed/ceiling.py`'s), eagerly and through `torch.compile` (Inductor's defaults; the
+actor step also with `freezing`, Inductor's inference mode that folds the weights into its kernels),
 interleaved, and prints the medians, their pairwise ratios and the seconds each compile took
 (from an empty cache, as a user's first run compiles; Inductor caches what it compiles on disk).
 """
@@ -48,7 +48,7 @@ def side_by_side(eager, other, repeats: int, calls: int) -> tuple[float, float, 
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(prog="python benchmarks/compiled.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/speed/compiled.py", description=__doc__)
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("overrides", nargs="*", help="Hydra overrides for train.py")
     args = p.parse_args()

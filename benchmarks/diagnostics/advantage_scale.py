@@ -8,7 +8,8 @@ magnitude, the share of steps with a reward, the policy's mean entropy and the e
 per unit of advantage std (`algo.entropy_coef` / std): the larger it is, the more the bonus
 outweighs the policy gradient and the nearer the policy stays to uniform.
 
-    python benchmarks/advantage_scale.py runs/beamrider/checkpoints/last.ckpt [more.ckpt ...]
+    python benchmarks/diagnostics/advantage_scale.py runs/beamrider/checkpoints/last.ckpt \
+        [more.ckpt ...]
 """
 
 from __future__ import annotations

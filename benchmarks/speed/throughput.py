@@ -1,7 +1,7 @@
 """Throughput of the default recipe on Pong: emulator alone, training per model, the evaluation
 that ends a run, SB3 peers.
 
-`python benchmarks/throughput.py [--frames N] [--repeats R] [--models nature_lstm,a3c_lstm]
+`python benchmarks/speed/throughput.py [--frames N] [--repeats R] [--models nature_lstm,a3c_lstm]
 [--peers] [OVERRIDE ...]` measures everything once per repeat, side by side, and prints a
 Markdown table of medians with the ratios of the first model's training rate to the others.
 """
@@ -9,7 +9,6 @@ Markdown table of medians with the ratios of the first model's training rate to 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import os
 import re
@@ -24,20 +23,19 @@ from pathlib import Path
 
 import numpy as np
 import psutil
-from ceiling import compute_ceiling  # benchmarks/ceiling.py, beside this script
+from ceiling import compute_ceiling  # benchmarks/speed/ceiling.py, beside this script
 
+from atari_a3c.bench.processes import GIB, NO_EVAL, kill_tree, tree_memory
 from atari_a3c.bench.recipes import compose_config
 from atari_a3c.hardware import BF16_FLAGS, cores, cpu_flags, cpu_model
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
 RESERVED = ("frames=", "logger=", "hydra.run.dir=")
-GIB = 2**30
-NO_EVAL = ("callbacks.eval.at_end=false", "callbacks.eval.every_frames=1000000000000")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python benchmarks/throughput.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/speed/throughput.py", description=__doc__)
     p.add_argument("--frames", type=int, default=400_000, help="env frames per measurement")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument(
@@ -78,37 +76,6 @@ def emulator_rate(overrides: list[str], frames: int, seed: int) -> tuple[float, 
     finally:
         envs.close()
     return steps * num_envs * cfg.env.frame_skip / elapsed, num_envs, cfg.env.env_threads
-
-
-def process_memory(proc: psutil.Process) -> int:
-    """PSS of one process where readable, else RSS; 0 once it is gone."""
-    try:
-        try:
-            info = proc.memory_full_info()
-        except psutil.AccessDenied:
-            info = proc.memory_info()
-    except psutil.NoSuchProcess:
-        return 0
-    return getattr(info, "pss", info.rss)
-
-
-def tree_memory(root: psutil.Process) -> int:
-    """Bytes used by a process and all its recursive children."""
-    try:
-        return sum(map(process_memory, [root, *root.children(recursive=True)]))
-    except psutil.NoSuchProcess:
-        return 0
-
-
-def kill_tree(root: psutil.Process) -> None:
-    """Kill what is left of a process and its descendants, so no actor outlives the bench."""
-    try:
-        procs = [*root.children(recursive=True), root]
-    except psutil.NoSuchProcess:
-        return
-    for proc in procs:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()
 
 
 def read_column(rows: list[dict[str, str]], name: str) -> list[float]:
@@ -290,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     report(results, models, label, args.repeats, threads)
     flags = cpu_flags()
     argv_used = sys.argv[1:] if argv is None else argv
-    print(f"\ncommand: {shlex.join(['python', 'benchmarks/throughput.py', *argv_used])}")
+    print(f"\ncommand: {shlex.join(['python', 'benchmarks/speed/throughput.py', *argv_used])}")
     print(f"cpu: {cpu_model()}; cores: {os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})")
     present = [f"{flag}={'yes' if flag in flags else 'no'}" for flag in sorted(BF16_FLAGS)]
     print(f"bf16 flags: {', '.join(present)}")

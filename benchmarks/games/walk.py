@@ -1,6 +1,6 @@
 """Every game ale-py ships, trained briefly by its name: `python train.py env=<game> frames=20000`.
 
-`python benchmarks/games.py [--games asterix,pong] [--jobs 2]`
+`python benchmarks/games/walk.py [--games asterix,pong] [--jobs 2]`
 
 Runs the command for each game (one short greedy evaluation game of at most 2,000 frames, so that
 the walk measures the games' set-up rather than their evaluation) and writes
@@ -21,8 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 
-from atari import REPO, tree_state
-
+from atari_a3c.bench.runs import REPO, tree_state
 from atari_a3c.envs.games import GAMES
 from atari_a3c.hardware import bf16_supported, cpu_model
 
@@ -43,7 +42,7 @@ def train(game: str, runs: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python benchmarks/games.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/games/walk.py", description=__doc__)
     p.add_argument("--games", default=",".join(GAMES), help="comma-separated (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="games trained at once")
     args = p.parse_args(argv)

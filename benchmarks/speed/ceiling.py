@@ -8,7 +8,7 @@ statistics) and one actor step of its envs (no-grad, prepared as the actors prep
 It also counts their FLOPs (torch's matmul and conv counter) and times a one-thread matrix
 product in the same precision: the rate a core reaches on the best-tuned kernel, so
 `frames_per_s_at_gemm` is what all cores would reach if every FLOP ran that fast.
-Used by `benchmarks/throughput.py`.
+Used by `benchmarks/speed/throughput.py`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Runs in a throwaway virtual environment, never the project's (it needs SB3, not 
 
     python -m venv /tmp/peer && /tmp/peer/bin/pip install torch==2.13.0 stable-baselines3 \
         ale-py gymnasium opencv-python-headless
-    /tmp/peer/bin/python benchmarks/peer_a2c_pong.py --frames 10000000 --out benchmarks/atari/peer
+    /tmp/peer/bin/python benchmarks/peers/peer_a2c_pong.py --frames 10000000 \
+        --out benchmarks/atari/peer
 
 The zoo's `a2c.yml` for Atari: AtariWrapper, 4-frame stack, CnnPolicy, 16 envs, n_steps 5,
 RMSpropTFLike (lr 7e-4, alpha 0.99, eps 1e-5), vf_coef 0.25, ent_coef 0.01. Every `--every`

@@ -1,7 +1,7 @@
 """Memory soak: train for a while and check that memory of all processes stays flat.
 
-`python benchmarks/soak.py --minutes 30 [OVERRIDE ...]` starts train.py (no evaluations), samples
-the PSS of it and all its children every few seconds and prints the growth from the end of
+`python benchmarks/faults/soak.py --minutes 30 [OVERRIDE ...]` starts train.py (no evaluations),
+samples the PSS of it and all its children every few seconds and prints the growth from the end of
 warm-up to the end of the run. `--pid <train.py's pid>` samples a training that is already
 running instead and leaves it running; there only samples taken while no evaluation process ran
 (the tree at its smallest process count) are compared.
@@ -19,11 +19,13 @@ import tempfile
 import time
 
 import psutil
-from throughput import GIB, NO_EVAL, REPO, kill_tree, tree_memory
+
+from atari_a3c.bench.processes import GIB, NO_EVAL, kill_tree, tree_memory
+from atari_a3c.bench.runs import REPO
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python benchmarks/soak.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/faults/soak.py", description=__doc__)
     p.add_argument("--minutes", type=float, default=30.0, help="how long to sample")
     p.add_argument("--warmup", type=float, default=3.0, help="minutes before the baseline")
     p.add_argument("--every", type=float, default=5.0, help="seconds between samples")
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("soak: too few samples after warm-up (run longer or warm up less)")
     quarter = max(1, len(after) // 4)
     first, last = statistics.median(after[:quarter]), statistics.median(after[-quarter:])
-    print(f"command: {shlex.join(['python', 'benchmarks/soak.py', *(argv or sys.argv[1:])])}")
+    command = ["python", "benchmarks/faults/soak.py", *(argv or sys.argv[1:])]
+    print(f"command: {shlex.join(command)}")
     print(f"samples after warm-up, no evaluation running: {len(after)}, peak {max(after):.3f} GiB")
     print(f"median PSS, first quarter {first:.3f} GiB -> last quarter {last:.3f} GiB")
     print(f"growth after warm-up: {100 * (last - first) / first:+.2f}%")

@@ -1,6 +1,6 @@
 """Frames/s per layout and minutes to a greedy +18 on Pong, on a machine with a GPU.
 
-`python benchmarks/gpu.py [--frames N] [--layouts 'A;B'] [--pong-frames N] [--out DIR]
+`python benchmarks/speed/gpu.py [--frames N] [--layouts 'A;B'] [--pong-frames N] [--out DIR]
 [OVERRIDE ...]`
 
 For each layout (train.py overrides, `;`-separated; the default layout from the machine is
@@ -29,16 +29,17 @@ import time
 from pathlib import Path
 
 import psutil
-from throughput import NO_EVAL, kill_tree, read_column  # benchmarks/throughput.py
+from throughput import read_column  # benchmarks/speed/throughput.py
 
+from atari_a3c.bench.processes import NO_EVAL, kill_tree
 from atari_a3c.hardware import cores, cpu_model
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TARGET = 18.0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python benchmarks/gpu.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/speed/gpu.py", description=__doc__)
     p.add_argument("--frames", type=int, default=3_000_000, help="env frames per layout")
     p.add_argument("--layouts", default="default", help="';'-separated train.py overrides")
     p.add_argument("--pong-frames", type=int, default=10_000_000, help="Pong budget (0: none)")
@@ -124,7 +125,7 @@ def machine() -> dict:
 
 def record(out: Path, name: str, fields: dict) -> None:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO)
-    base = {"command": shlex.join(["python", "benchmarks/gpu.py", *sys.argv[1:]])}
+    base = {"command": shlex.join(["python", "benchmarks/speed/gpu.py", *sys.argv[1:]])}
     base |= {"commit": commit.stdout.strip(), "date": time.strftime("%Y-%m-%d"), **machine()}
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.json").write_text(json.dumps(base | fields, indent=1) + "\n")

@@ -1,6 +1,6 @@
 """Fault injection: SIGKILL a random process of a real training run at random moments.
 
-`python benchmarks/faults.py --kills 50 --seed 0 [OVERRIDE ...]` trains CartPole (by default)
+`python benchmarks/faults/faults.py --kills 50 --seed 0 [OVERRIDE ...]` trains CartPole (by default)
 to a fixed budget while killing, `--kills` times, one process of the run's tree picked at random
 (the learner, an actor or the evaluation process) after a random delay. A killed actor or
 evaluation process must be replaced while training goes on; a killed learner must leave a
@@ -23,7 +23,9 @@ from pathlib import Path
 
 import psutil
 import torch
-from throughput import REPO, kill_tree
+
+from atari_a3c.bench.processes import kill_tree
+from atari_a3c.bench.runs import REPO
 
 FRAMES_PER_KILL = 25_000  # the budget leaves this much CartPole training per kill
 RUN = (
@@ -120,7 +122,7 @@ def finish(proc: subprocess.Popen, run_dir: Path) -> tuple[int | None, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python benchmarks/faults.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/faults/faults.py", description=__doc__)
     p.add_argument("--kills", type=int, default=50, help="SIGKILLs to inject")
     p.add_argument("--seed", type=int, default=0, help="seeds which process and when")
     p.add_argument("--max-delay", type=float, default=6.0, help="seconds between kills, at most")
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> None:
         code, frames = finish(proc, run_dir)
         if code != 0 or frames < budget:
             problems.append(f"final run: exit code {code}, {frames} frames")
-    print(f"command: {shlex.join(['python', 'benchmarks/faults.py', *(argv or sys.argv[1:])])}")
+    command = ["python", "benchmarks/faults/faults.py", *(argv or sys.argv[1:])]
+    print(f"command: {shlex.join(command)}")
     minutes = (time.time() - start) / 60
     print(
         f"kills: {sum(kinds.values())} ({kinds['learner']} of the learner, {kinds['child']} of "

@@ -1,6 +1,6 @@
 """How cost grows: frames/s and peak memory against envs per actor and against cores.
 
-`python benchmarks/scaling.py [--frames N] [--repeats R] [--envs 8,16,32,64] [--cores 1,2]
+`python benchmarks/speed/scaling.py [--frames N] [--repeats R] [--envs 8,16,32,64] [--cores 1,2]
 [--project 16] [OVERRIDE ...]` trains Pong with the default recipe once per setting and repeat,
 side by side: every `--envs` value on all cores, then the default env count pinned to the first
 k usable CPUs for each `--cores` value (the layout is sized from those cores, as `taskset`
@@ -27,7 +27,7 @@ from atari_a3c.hardware import bf16_supported, cpu_model
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python benchmarks/scaling.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python benchmarks/speed/scaling.py", description=__doc__)
     p.add_argument("--frames", type=int, default=60_000, help="env frames per training run")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--envs", default="8,16,32,64", help="comma-separated envs per actor")
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
             results.setdefault(key, []).append(value)
     report({key: statistics.median(values) for key, values in results.items()}, args)
     argv_used = sys.argv[1:] if argv is None else argv
-    print(f"\ncommand: {shlex.join(['python', 'benchmarks/scaling.py', *argv_used])}")
+    print(f"\ncommand: {shlex.join(['python', 'benchmarks/speed/scaling.py', *argv_used])}")
     print(f"cpu: {cpu_model()}; bf16: {'yes' if bf16_supported() else 'no'}")
 
 
