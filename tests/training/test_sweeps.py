@@ -8,7 +8,7 @@ import torch
 from helpers.runs import run_script
 from hydra.errors import MissingConfigException
 
-from atari_a3c.config.cli import _missing_option_message
+from atari_a3c.config.composition import missing_option_message
 
 pytestmark = pytest.mark.slow
 
@@ -97,7 +97,7 @@ def test_unknown_launcher_exits_2_with_the_options():
 def test_missing_plugin_message_names_the_package():
     missing = MissingConfigException("", "hydra/launcher/submitit_slurm", options=["basic"])
     expected = "needs the hydra-submitit-launcher package: pip install hydra-submitit-launcher"
-    assert expected in _missing_option_message(missing)
+    assert expected in missing_option_message(missing)
 
 
 def test_a_diverging_job_fails_alone_and_the_sweep_goes_on(tmp_path):
