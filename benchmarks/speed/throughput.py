@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import re
 import shlex
 import signal
 import statistics
@@ -24,13 +23,13 @@ from pathlib import Path
 import numpy as np
 import psutil
 from ceiling import compute_ceiling  # benchmarks/speed/ceiling.py, beside this script
+from peer_rates import peer_rates, peers_missing  # beside this script
 
 from atari_a3c.bench.processes import GIB, NO_EVAL, kill_tree, tree_memory
 from atari_a3c.bench.recipes import compose_config
 from atari_a3c.hardware import BF16_FLAGS, cores, cpu_flags, cpu_model
 
 REPO = Path(__file__).resolve().parents[2]
-PEER_SCRIPT = REPO.parent / "shared" / "bench" / "peer_sb3.py"
 RESERVED = ("frames=", "logger=", "hydra.run.dir=")
 
 
@@ -123,19 +122,6 @@ def training_run(
     }
 
 
-def peers_missing(python: str) -> str | None:
-    """Why the peers cannot run with `python`, or None when they can."""
-    if not PEER_SCRIPT.exists():
-        return f"{PEER_SCRIPT} not found"
-    check = [python, "-c", "import stable_baselines3, sb3_contrib"]
-    try:
-        out = subprocess.run(check, capture_output=True, text=True)
-    except OSError as error:
-        return f"{python}: {error}"
-    lines = out.stderr.strip().splitlines()
-    return None if out.returncode == 0 else f"{python}: {lines[-1] if lines else 'import failed'}"
-
-
 def final_evaluation(overrides: list[str], seed: int) -> dict[str, float]:
     """Seconds and env frames/s of the evaluation that ends every training run: the config's
     `callbacks.eval.episodes` greedy games on one thread, as its evaluation process plays them,
@@ -162,14 +148,6 @@ def final_evaluation(overrides: list[str], seed: int) -> dict[str, float]:
         "final_eval/seconds": seconds,
         "final_eval/rate": frames / seconds,
     }
-
-
-def peer_rates(python: str, steps: int) -> dict[str, float]:
-    """Env frames/s of each SB3 peer, from peer_sb3.py's `peer=<name> frames_per_s=<int>` lines."""
-    cmd = [python, str(PEER_SCRIPT), "--algo", "both", "--steps", str(steps)]
-    cmd += ["--envs", "8", "--threads", "2"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return {m[1]: float(m[2]) for m in re.finditer(r"peer=(\S+) frames_per_s=(\d+)", out)}
 
 
 def ratio(a: float, b: float) -> str:
