@@ -1,7 +1,8 @@
-"""CartPole variants that fail once, for the reliability tests (`env.id=faulty_envs:<Name>-v0`).
+"""CartPole variants that fail, for the reliability tests (`env.id=faulty_envs:<Name>-v0`).
 
-The failure happens at the Nth step of the first process to get there: a marker file named by
-the environment variable FAULT_MARKER makes it happen once per test, not once per process.
+Most fail once, at the Nth step of the first process to get there: a marker file named by the
+environment variable FAULT_MARKER makes it happen once per test, not once per process.
+RankRaisingCartPole fails every time, in the DDP rank named by FAULT_RANK alone.
 """
 
 import math
@@ -51,5 +52,21 @@ class NanRewardCartPole(FaultOnce):
         return math.nan
 
 
-for cls in (RaisingCartPole, HangingCartPole, NanRewardCartPole):
+class RankRaisingCartPole(CartPoleEnv):
+    """Raises at its 50th step in every process of DDP rank FAULT_RANK (LOCAL_RANK, which
+    Lightning sets for the ranks it launches and their actors inherit); sound elsewhere."""
+
+    def __init__(self, render_mode=None):
+        super().__init__(render_mode=render_mode)
+        self.steps = 0
+        self.broken = os.environ.get("LOCAL_RANK", "0") == os.environ.get("FAULT_RANK")
+
+    def step(self, action):
+        self.steps += 1
+        if self.broken and self.steps == 50:
+            raise ValueError(f"env of rank {os.environ['FAULT_RANK']} broke")
+        return super().step(action)
+
+
+for cls in (RaisingCartPole, HangingCartPole, NanRewardCartPole, RankRaisingCartPole):
     gym.register(f"{cls.__name__}-v0", entry_point=cls, max_episode_steps=500)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import torch
+import torch.distributed as dist
 from torch import Tensor
 from torch.utils.data import IterableDataset
 
@@ -60,3 +61,16 @@ class RolloutDataset(IterableDataset):
         for index in indices:
             self.pool.release(index)
         return batch
+
+
+def failure_of_any_rank(strategy, batch: dict) -> str | None:
+    """The FAILURE message of the lowest DDP rank whose batch holds one, the same on every rank
+    (None where no rank's does): one collective decision, then that rank's message to all."""
+    if not strategy.reduce_boolean_decision(FAILURE in batch, all=False):
+        return None
+    if not (dist.is_available() and dist.is_initialized()):
+        return batch[FAILURE]
+    reasons = [None] * dist.get_world_size()
+    dist.all_gather_object(reasons, batch.get(FAILURE))
+    rank = next(rank for rank, reason in enumerate(reasons) if reason is not None)
+    return f"rank {rank}: {reasons[rank]}"

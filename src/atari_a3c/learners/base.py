@@ -16,7 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch import Tensor
 from torch.utils.data import IterableDataset
 
-from atari_a3c.actors.rollouts import FAILURE
+from atari_a3c.actors.rollouts import failure_of_any_rank
 from atari_a3c.errors import ActorFailure, TrainingStopped
 from atari_a3c.learners.game_history import GameHistory
 from atari_a3c.models.actor_critic import build_model
@@ -96,10 +96,11 @@ class Learner(L.LightningModule):
         return moved
 
     def stop_if_an_actor_failed(self, batch: dict) -> None:
-        """Raise ActorFailure on every rank when any rank's actors failed (one decision)."""
-        failed = self.trainer.strategy.reduce_boolean_decision(FAILURE in batch, all=False)
-        if failed:
-            raise ActorFailure(batch.get(FAILURE, "an actor of another rank kept failing"))
+        """Any rank's actors failed: log and raise ActorFailure, one reason, on every rank."""
+        reason = failure_of_any_rank(self.trainer.strategy, batch)
+        if reason is not None:
+            log.error("stopping: %s", reason)
+            raise ActorFailure(reason)
 
     def record_games(self, batch) -> None:
         """The games that ended in this batch: their scores, into the history and the logs."""
