@@ -76,8 +76,7 @@ def kind_of(process: psutil.Process, root: int) -> str:
 
 
 def kill_one(proc: subprocess.Popen, rng: random.Random, began: float) -> dict:
-    """SIGKILL one descendant of train.py, picked by `rng` (again if it exited first); its kind
-    and the second of the storm it died at."""
+    """SIGKILL a descendant of train.py picked by `rng` (again if it exited first): what, when."""
     kind = "none (no descendant)"
     for _ in range(10):
         try:
@@ -158,12 +157,12 @@ def storm(number: int, seed: int, args, tmp: Path) -> dict:
     if proc.poll() is None and not record["hang"]:
         after = wait_frames(proc, run_dir, frames_at_last_kill, HANG_SECONDS)
         record["hang"] = after is None and proc.poll() is None
-    reached = frames_reached(run_dir)
+    stderr, reached = run_dir.parent / f"{run_dir.name}.stderr", frames_reached(run_dir)
     if proc.poll() is None:
         record["sigterm_exit_s"], record["exit_code"], record["left_over"] = stop(proc)
         record["hang"] |= record["sigterm_exit_s"] is None
     else:
-        line = reason(run_dir.parent / f"{run_dir.name}.stderr")
+        line = reason(stderr)
         record["exit"] = {"code": proc.returncode, "after_kills": len(record["kills"]),
                           "reason": line, "budget": BUDGET_STOP in line}  # fmt: skip
     ckpt = checkpoint_frames(run_dir)
@@ -174,6 +173,8 @@ def storm(number: int, seed: int, args, tmp: Path) -> dict:
     record["still_training"] = after is not None and record["exit"] is None
     record["ok"] = (record["still_training"] and seconds is not None and seconds <= EXIT_SECONDS
                     and record["left_over"] == 0 and ckpt is not None)  # fmt: skip
+    if not record["ok"]:  # what train.py said, for the cause
+        record["stderr_tail"] = stderr.read_text(errors="replace").splitlines()[-25:]
     return record
 
 
