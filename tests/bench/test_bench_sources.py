@@ -1,12 +1,15 @@
 """A sweep's own runs summarized as the records are: a multirun of debug=tiny runs scored by the
 records' protocol into the summary's dir, its run dirs left as they were, a run without a
-checkpoint named and skipped, and an evaluate.py results.json read as it is."""
+checkpoint named and skipped, an evaluate.py results.json read as it is, and a run that trained
+on since its evaluation scored again."""
 
+import json
 import os
 import subprocess
 import sys
 
-from helpers.runs import ROOT, run_script
+import pytest
+from helpers.runs import ROOT, run_script, train
 
 from atari_a3c.bench.__main__ import main
 
@@ -39,3 +42,22 @@ def test_a_multirun_is_summarized_with_human_normalized_scores(tmp_path, capsys)
     (results,) = out.glob("evaluations/0-*/final-eval-sampled/results.json")
     main(["--summary", str(results), "--out", str(tmp_path / "one")])
     assert "| pong | 1 | - | - | -" in capsys.readouterr().out  # sampled play only
+
+
+def frames_scored(out) -> dict[str, int]:
+    """The frames of the checkpoint each evaluation under `out` scored."""
+    found = out.glob("evaluations/run-*/*/results.json")
+    return {p.parent.name: json.loads(p.read_text())["frames_trained"] for p in found}
+
+
+@pytest.mark.slow  # two trainings and four evaluations
+def test_a_run_that_trained_on_since_its_evaluation_is_scored_again(tmp_path):
+    run_dir, out = tmp_path / "run", tmp_path / "summary"
+    summarize = ["--summary", str(run_dir), "--out", str(out), "--episodes", "1"]
+    last = ("callbacks.eval.at_end=false",)  # no best.ckpt: last.ckpt's two scores alone
+    train(run_dir, *TINY, *last)
+    main(summarize)
+    assert frames_scored(out) == {"final-eval": 4000, "final-eval-sampled": 4000}
+    train(run_dir, *TINY, *last, "frames=8000", f"ckpt_path={run_dir / 'checkpoints/last.ckpt'}")
+    main(summarize)  # the same --out: its evaluations at 4000 frames are out of date
+    assert frames_scored(out) == {"final-eval": 8000, "final-eval-sampled": 8000}

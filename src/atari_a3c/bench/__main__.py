@@ -19,11 +19,12 @@ Atari-5 predicts, with its interval), `<out>/curves.png` and `<out>/profile.png`
 
 `--summary` rewrites only those, offline. `--summary PATH ...` summarizes the PATHs instead: records
 dirs, train.py run dirs, Hydra multirun dirs (their jobs) or evaluate.py's `results.json`; each
-run's checkpoints are scored as the records are (or its stored evaluations read), the
-evaluations written under `--out` (default: a new temp dir); a run without a checkpoint is named
-and skipped. `--summary --own <dir>,<dir>` summarizes the records of each game's own command
-(`python train.py env=<game>`). The summary ends with its games side by side with the default
-recipe's records (`benchmarks/atari/default`; `--against` names others, comma-separated).
+run's checkpoints are scored as the records are (or its stored evaluations of them read; one of
+an earlier checkpoint is played again), the evaluations written under `--out` (default: a new
+temp dir); a run without a checkpoint is named and skipped. `--summary --own <dir>,<dir>`
+summarizes the records of each game's own command (`python train.py env=<game>`). The summary
+ends with its games side by side with the default recipe's records (`benchmarks/atari/default`;
+`--against` names others, comma-separated).
 """
 
 from __future__ import annotations

@@ -91,9 +91,9 @@ def signals_passed_to(proc: subprocess.Popen):
             signal.signal(signum, handler)
 
 
-def checkpoint_meta(run_dir: Path) -> dict | None:
-    """The run's `last.ckpt` metadata (frames, config, evaluations); None without one."""
-    path = run_dir / "checkpoints" / "last.ckpt"
+def checkpoint_meta(run_dir: Path, name: str = "last.ckpt") -> dict | None:
+    """The run's checkpoint `name`'s metadata (frames, config, evaluations); None without one."""
+    path = run_dir / "checkpoints" / name
     return torch.load(path, weights_only=True)[KEY] if path.exists() else None
 
 
@@ -136,18 +136,29 @@ def train_game(args, game: str, seed: int, run_dir: Path) -> list[str]:
     return cmd
 
 
+def stored_score(out: Path, frames: int | None) -> dict | None:
+    """evaluate.py's summary in `out` if it scored the checkpoint at `frames` (None: there is no
+    checkpoint to hold it to); None where there is none, or it scored an earlier checkpoint."""
+    path = out / "results.json"
+    if not path.exists():
+        return None
+    report = json.loads(path.read_text())
+    return report["summary"] if frames in (None, report.get("frames_trained")) else None
+
+
 def final_score(run_dir: Path, key: str, episodes: int, evals: Path | None = None) -> dict | None:
     """`evaluate.py`'s summary of `episodes` full games for `SCORES[key]`: the one the run dir
-    holds, else one under `evals` (default: the run dir), played there if need be; None when
-    that checkpoint is missing."""
+    holds, else one under `evals` (default: the run dir), played there if need be (and played
+    again where the run trained on since); None when that checkpoint is missing."""
     name, greedy, out_name = SCORES[key]
     out = (evals or run_dir) / out_name
+    meta = checkpoint_meta(run_dir, name)
     for stored in (run_dir / out_name, out):
-        if (stored / "results.json").exists():
-            return json.loads((stored / "results.json").read_text())["summary"]
-    ckpt = run_dir / "checkpoints" / name
-    if not ckpt.exists():
+        if (summary := stored_score(stored, meta and meta["frames"])) is not None:
+            return summary
+    if meta is None:
         return None
+    ckpt = run_dir / "checkpoints" / name
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = ["python", "evaluate.py", f"ckpt={ckpt.resolve()}", f"episodes={episodes}",
            f"greedy={str(greedy).lower()}", f"seed={EVAL_SEED}",

@@ -1,7 +1,8 @@
 """Sources: what a summary reads besides the bench's records: train.py run dirs, Hydra multirun
 dirs and their jobs, and evaluate.py's `results.json`. Each run's checkpoints are scored as the
-records are (`runs.SCORES`) unless it holds those evaluations already; the evaluations are
-written under the summary's own dir and nothing in a run dir changes."""
+records are (`runs.SCORES`) unless it holds those evaluations already, of the checkpoints as they
+are now (an evaluation of an earlier one, as a run that trained on leaves it, is played again);
+the evaluations are written under the summary's own dir and nothing in a run dir changes."""
 
 from __future__ import annotations
 
