@@ -56,9 +56,9 @@ class ActorPool:
     Each actor owns a fixed set of slots, passed back and forth as indices over its own pipe.
     A dead actor, or one that finished no rollout for `timeout` seconds, is replaced by a new
     process with fresh envs, which gets every slot the old one held (half-written ones are simply
-    written again); a replacement that fails to start (its fork server died) is one more failure,
-    and the next try gets a fresh fork server. More than `max_failures` failures of one actor
-    within `window` seconds raise ActorFailure.
+    written again); a start that fails (its fork server died), at launch or of a replacement, is
+    one more failure, and the next try gets a fresh fork server. More than `max_failures`
+    failures of one actor within `window` seconds raise ActorFailure.
     """
 
     def __init__(self, cfg_dict: dict, layout: SlotLayout, weights: SharedWeights, seed: int):
@@ -112,7 +112,7 @@ class ActorPool:
             return
         self.seed += rank * 100_003
         for worker in range(self.num_workers):
-            process, conn = self._start_actor(worker)
+            process, conn = self._start_counted(worker, "it")
             self.processes.append(process)
             self.conns.append(conn)
 
@@ -150,20 +150,27 @@ class ActorPool:
         return f"exited with code {exitcode}"
 
     def _replace(self, worker: int, cause: str) -> None:
-        """Start a new actor `worker`; a start that fails is one more failure of it."""
+        """Start a new actor `worker` after one more failure of it."""
+        self._count_failure(worker, cause)
+        log.warning("actor-%d failed (%s); starting a replacement with fresh envs", worker, cause)
+        self.restarts += 1
+        self.conns[worker].close()
+        self.processes[worker], self.conns[worker] = self._start_counted(worker, "its replacement")
+
+    def _start_counted(self, worker: int, which: str) -> tuple[mp.Process, Connection]:
+        """Start actor `worker` (`which`: "it" at launch, "its replacement" later); each start
+        that fails is one more failure of it, and the next try gets a fresh fork server."""
         while True:
+            try:
+                return self._start_actor(worker)
+            except START_ERRORS as error:
+                cause = f"{which} did not start: {type(error).__name__}: {error}"
+            restart_fork_server()
             self._count_failure(worker, cause)
             log.warning(
                 "actor-%d failed (%s); starting a replacement with fresh envs", worker, cause
             )
             self.restarts += 1
-            self.conns[worker].close()
-            try:
-                self.processes[worker], self.conns[worker] = self._start_actor(worker)
-                return
-            except START_ERRORS as error:
-                cause = f"its replacement did not start: {type(error).__name__}: {error}"
-                restart_fork_server()
 
     def _count_failure(self, worker: int, cause: str) -> None:
         """Raise ActorFailure if this failure is one more than the window allows."""
