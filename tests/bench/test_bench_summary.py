@@ -17,13 +17,21 @@ def record(game: str, seed: int, mean: float) -> dict:
             "frames_per_second": 1.0, "commit": "x"}  # fmt: skip
 
 
+def played_both_ways(game: str, seed: int, mean: float) -> dict:
+    """A record whose sampled and greedy play scored `mean`."""
+    return record(game, seed, mean) | {"final_sampled": {"mean": mean, "std": 0.0}}
+
+
 def test_the_median_is_over_games_with_each_game_the_mean_of_its_seeds():
     human = {game: RANDOM_AND_HUMAN[game][1] for game in ("pong", "breakout", "qbert")}
     random = {game: RANDOM_AND_HUMAN[game][0] for game in human}
     made = [record("pong", 1, human["pong"]), record("pong", 2, random["pong"])]
     made += [record("breakout", 1, human["breakout"]), record("qbert", 1, random["qbert"])]
     assert sorted(scores.game_means(made).values()) == [0.0, 0.5, 1.0]
-    assert "Median human-normalized score: 0.500 over 3 games" in tables.summary_table(made)
+    assert (
+        "Median human-normalized score of greedy play: 0.500 over 3 games"
+        in tables.summary_table(made)
+    )
 
 
 def test_a_dqn_record_is_held_to_the_dqn_target():
@@ -37,7 +45,7 @@ def test_sampled_play_has_its_own_median_over_the_records_that_have_it():
     sampled = {"mean": human["pong"], "std": 0.0}
     made = [record("pong", 1, 0.0) | {"final_sampled": sampled}, record("breakout", 1, 0.0)]
     assert list(scores.game_means(made, "final_sampled").values()) == [1.0]
-    assert "Of sampled play (how the SB3 zoo scores its Atari agents): 1.000 over 1 games" in (
+    assert "Median human-normalized score of sampled play: 1.000 over 1 games" in (
         tables.summary_table(made)
     )
 
@@ -48,14 +56,14 @@ def test_a_step_killed_by_sigterm_counts_as_stopped_not_failed(tmp_path):
         runs.run(["python", "-c", kill], tmp_path / "step.log")
 
 
-def test_the_per_game_table_gives_each_games_mean_and_the_seeds_that_meet_its_target():
+def test_the_per_game_table_counts_the_seeds_whose_sampled_play_meets_the_target():
     goal = scores.SB3_A2C_40M["breakout"]
-    sampled = {"mean": 100.0, "std": 0.0}
-    made = [record("breakout", 1, goal + 20) | {"final_sampled": sampled},
-               record("breakout", 2, goal - 40)]  # fmt: skip
+    greedy = {"mean": 100.0, "std": 0.0, "median": 100.0}
+    made = [played_both_ways("breakout", 1, goal + 20) | {"final": greedy},
+            played_both_ways("breakout", 2, goal - 40) | {"final": greedy}]  # fmt: skip
     row = tables.per_game_table(made).splitlines()[2]
     assert row == f"| breakout | 2 | {goal - 10:,.1f} | 1 of 2 | 100.0 | {goal:g} " + (
-        f"| {tables.norm_cell('breakout', goal - 10)} |"
+        f"| {tables.norm_cell('breakout', goal - 10)} | {tables.norm_cell('breakout', 100.0)} |"
     )
 
 
@@ -138,11 +146,12 @@ def test_summary_mode_rewrites_the_summary_from_the_records_and_trains_nothing(t
 def test_the_summary_sets_each_game_beside_the_records_it_is_compared_with(tmp_path):
     human = {game: RANDOM_AND_HUMAN[game][1] for game in ("pong", "qbert", "breakout")}
     random = {game: RANDOM_AND_HUMAN[game][0] for game in human}
+    both = played_both_ways
     ours, theirs = tmp_path / "ppo", tmp_path / "default"
     for out, rows in {
-        ours: [record("pong", 1, human["pong"]), record("qbert", 1, human["qbert"])],
-        theirs: [record("pong", 1, random["pong"]), record("pong", 2, human["pong"]),
-                 record("breakout", 1, human["breakout"])],
+        ours: [both("pong", 1, human["pong"]), both("qbert", 1, human["qbert"])],
+        theirs: [both("pong", 1, random["pong"]), both("pong", 2, human["pong"]),
+                 both("breakout", 1, human["breakout"])],
     }.items():  # fmt: skip
         out.mkdir()
         for r in rows:

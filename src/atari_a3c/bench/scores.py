@@ -20,8 +20,10 @@ SB3_A2C_40M = {
 }
 # algo: {game: its own target at 10M frames}, for algorithms held to another than the peers' score
 ALGO_TARGETS = {"dqn": {"pong": 18.0, "breakout": 50.0}}
-# how a final score played: greedy actions, or actions sampled from the policy (its record key)
-PLAYS = (("greedy", "final"), ("sampled", "final_sampled"))
+# how a final score played (its record key): actions sampled from the policy, the peers' protocol
+# and the headline; greedy actions beside
+SAMPLED = "final_sampled"
+PLAYS = (("sampled", SAMPLED), ("greedy", "final"))
 
 
 def _read_atari5() -> dict[str, float]:

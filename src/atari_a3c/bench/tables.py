@@ -9,7 +9,7 @@ from collections import Counter
 
 from atari_a3c.bench.aggregates import aggregate_sections
 from atari_a3c.bench.records import LIFE_MEMORY_COMMIT, overrides_of, protocol_of
-from atari_a3c.bench.scores import by_game, game_means, mean_score, target
+from atari_a3c.bench.scores import PLAYS, SAMPLED, by_game, game_means, mean_score, target
 from atari_a3c.evaluation.scores import RANDOM_AND_HUMAN, human_normalized
 
 
@@ -33,32 +33,35 @@ def goal_cell(record: dict) -> str:
 
 
 def summary_table(records: list[dict]) -> str:
-    """Every record's row, the per-game table, the medians, the aggregates and the notes."""
-    played = {r["final"].get("episodes") for r in records if r.get("final")}
+    """Every record's row, the per-game table, the medians, the aggregates and the notes; sampled
+    play (the peers' protocol) first, greedy play beside."""
+    played = {r["final_sampled"].get("episodes") for r in records if r.get("final_sampled")}
     games = f" ({played.pop()} games)" if len(played) == 1 else ""
     lines = [
-        f"| game | seed | greedy mean +- std{games} | median | sampled mean +- std "
-        "| best.ckpt greedy | target | human-norm. | minutes | frames/s | commit |",
+        f"| game | seed | sampled mean +- std{games} | greedy mean +- std | greedy median "
+        "| best.ckpt greedy | target | human-norm. (sampled) | minutes | frames/s | commit |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in records:
-        final = r.get("final")
+        final, sampled = r.get("final"), r.get("final_sampled")
         lines.append(
-            f"| {r['game']} | {r['seed']} | {cell(final)} "
-            f"| {number(final and final['median'], '.1f')} | {cell(r.get('final_sampled'))} "
+            f"| {r['game']} | {r['seed']} | {cell(sampled)} | {cell(final)} "
+            f"| {number(final and final['median'], '.1f')} "
             f"| {cell(r.get('final_best'))} | {goal_cell(r)} "
-            f"| {norm_cell(r['game'], final and final['mean'])} "
+            f"| {norm_cell(r['game'], sampled and sampled['mean'])} "
             f"| {number(r.get('wall_clock_minutes'), '.0f')} "
             f"| {number(r.get('frames_per_second'), ',.0f')} | {commit_cell(r)} |"
         )
     if records:
         lines.append("\n" + per_game_table(records))
-    if scores := list(game_means(records).values()):
-        lines.append(f"\nMedian human-normalized score: {statistics.median(scores):.3f} "
-                     f"over {len(scores)} games (each the mean of its seeds).")  # fmt: skip
-    if sampled := list(game_means(records, "final_sampled").values()):
-        lines.append(f"Of sampled play (how the SB3 zoo scores its Atari agents): "
-                     f"{statistics.median(sampled):.3f} over {len(sampled)} games.")  # fmt: skip
+    medians = [
+        f"Median human-normalized score of {play} play: {statistics.median(scores):.3f} over "
+        f"{len(scores)} games (each the mean of its seeds)."
+        for play, key in PLAYS
+        if (scores := list(game_means(records, key).values()))
+    ]
+    if medians:
+        lines.append("\n" + "\n".join(medians))
     lines += aggregate_sections(records)
     if records:
         lines.append("\n" + "\n".join(f"- {note}" for note in provenance(records)))
@@ -66,43 +69,45 @@ def summary_table(records: list[dict]) -> str:
 
 
 def per_game_table(records: list[dict]) -> str:
-    """One row per game: its seeds' mean greedy and sampled scores and how many meet the target."""
+    """One row per game: its seeds' mean sampled and greedy scores and how many seeds meet the
+    target with sampled play (as the peers whose scores are the targets play)."""
     lines = [
-        "| game | seeds | greedy, mean of seeds | seeds >= target | sampled, mean of seeds "
-        "| target | human-norm. (greedy) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| game | seeds | sampled, mean of seeds | seeds >= target | greedy, mean of seeds "
+        "| target | human-norm. (sampled) | (greedy) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for game, rows in by_game(records).items():
-        greedy, goal = mean_score(rows), target(rows[0])
-        scored = [r for r in rows if r.get("final")]
-        met = sum(r["final"]["mean"] >= goal[0] for r in scored) if goal else None
+        sampled, greedy, goal = mean_score(rows, SAMPLED), mean_score(rows), target(rows[0])
+        scored = [r for r in rows if r.get("final_sampled")]
+        met = sum(r["final_sampled"]["mean"] >= goal[0] for r in scored) if goal else None
         lines.append(
-            f"| {game} | {len(rows)} | {number(greedy, ',.1f')} "
+            f"| {game} | {len(rows)} | {number(sampled, ',.1f')} "
             f"| {'-' if met is None else f'{met} of {len(scored)}'} "
-            f"| {number(mean_score(rows, 'final_sampled'), ',.1f')} | {goal_cell(rows[0])} "
-            f"| {norm_cell(game, greedy)} |"
+            f"| {number(greedy, ',.1f')} | {goal_cell(rows[0])} "
+            f"| {norm_cell(game, sampled)} | {norm_cell(game, greedy)} |"
         )
     return "\n".join(lines)
 
 
 def versus_table(records: list[dict], baseline: list[dict], name: str) -> str:
-    """This recipe's games beside `baseline`'s (greedy, mean of seeds), and the median
+    """This recipe's games beside `baseline`'s (sampled play, mean of seeds), and the median
     human-normalized score of each over the games both have."""
     lines = [
-        f"Side by side with `{name}` (greedy, mean of seeds):\n",
-        "| game | seeds | greedy | human-norm. | seeds there | greedy there | human-norm. there |",
+        f"Side by side with `{name}` (sampled play, mean of seeds):\n",
+        "| game | seeds | sampled | human-norm. | seeds there | sampled there "
+        "| human-norm. there |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     theirs = by_game(baseline)
     ours, both = [], []
     for game, rows in by_game(records).items():
-        greedy = mean_score(rows)
-        row = f"| {game} | {len(rows)} | {number(greedy, ',.1f')} | {norm_cell(game, greedy)} "
-        other = mean_score(theirs[game]) if game in theirs else None
+        score = mean_score(rows, SAMPLED)
+        row = f"| {game} | {len(rows)} | {number(score, ',.1f')} | {norm_cell(game, score)} "
+        other = mean_score(theirs[game], SAMPLED) if game in theirs else None
         if other is not None:
             row += f"| {len(theirs[game])} | {other:,.1f} | {norm_cell(game, other)} |"
-            if game in RANDOM_AND_HUMAN and greedy is not None:
-                ours.append(human_normalized(game, greedy))
+            if game in RANDOM_AND_HUMAN and score is not None:
+                ours.append(human_normalized(game, score))
                 both.append(human_normalized(game, other))
         else:
             row += "| 0 | - | - |"
