@@ -176,6 +176,7 @@ def test_atari5_predicts_the_57_game_median_from_its_five_games_log_scores():
     assert parse_args(["--games", "atari5"]).games == [
         "battlezone", "doubledunk", "namethisgame", "phoenix", "qbert"
     ]  # fmt: skip
+    assert parse_args(["--games", "held-out"]).games == ["asterix", "enduro"]
     at_human = dict.fromkeys(scores.ATARI5, 1.0)
     assert round(aggregates.atari5_median(at_human), 3) == 0.851
     assert aggregates.atari5_median(dict.fromkeys(scores.ATARI5, -0.5)) == 0.0  # below random: 0

@@ -2,7 +2,8 @@
 records and a sweep's own runs the same way.
 
 `python -m atari_a3c.bench --games pong,breakout --frames 10000000 --seeds 1 [OVERRIDE ...]`
-(`--games atari5`: the five games that predict the 57-game median; `seven`: the default)
+(`--games atari5`: the five games that predict the 57-game median; `seven`: the default;
+`held-out`: Asterix and Enduro, outside both)
 
 The overrides are train.py's (`algo=ppo model=impala_resnet`, `optim.lr=1e-4`); none gives the
 default recipe. Per game and seed it runs `python train.py env=<game> seed=<s> frames=<F>` (plus
